@@ -1,0 +1,1902 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * user_events: trace events that user programs define, enable-check with
+ * one load and one bit test, and write into the ftrace, perf and BPF
+ * pipelines like any kernel tracepoint.
+ *
+ * Objects
+ * -------
+ * struct user_event	one event: its trace_event_call, tracepoint, parsed
+ *			format and the list of enablers that mirror its state.
+ * struct uev_enabler	one (address, bit) a process registered for an event;
+ *			linked both on its event and on its user_event_mm.
+ * struct user_event_mm	the registrations of one address space; shared by
+ *			the tasks that use that mm (task->user_event_mm).
+ * struct uev_file	one open user_events_data: its write-index table.
+ *
+ * Locks, in the order they nest
+ * -----------------------------
+ * event_mutex		(trace core) the event table (uev_table, uev_count),
+ *			creating and removing events, the dyn_event list,
+ *			user_event.status. Held by the trace core around
+ *			uev_event_reg(), so attach/detach run under it.
+ * uev_mms_lock		the list of user_event_mm (uev_mms) and the transition
+ *			of user_event_mm.tasks to and from zero.
+ * uev_file.lock	registrations on one file: growth of its index table.
+ * user_event_mm.lock	the enablers of one mm (mm_link, nr_enablers).
+ * user_event.lock	the enablers of one event (ev_link), user_event.seq,
+ *			user_event.enabled and every enabler's seq and
+ *			fault_pending. Held while the bit is written, so the
+ *			bit in user memory always follows the latest state.
+ * mmap_lock (read)	of the mm being written; held across pin, write and
+ *			unpin of the page, so fork's dup_mmap() (write side)
+ *			never sees a half-done update.
+ * No lock above is taken while faulting a page in: faults happen in the
+ * registering task before any lock (fault_in_safe_writeable()), or in a
+ * work item holding only mmap_lock (uev_fault_work()).
+ *
+ * References and lifetime
+ * -----------------------
+ * user_event.refs counts users: each enabler, each uev_file slot. Tracers
+ * are not counted (the trace core tracks them itself and refuses removal
+ * while attached). It may be incremented from zero only under event_mutex;
+ * the decrement to zero is done under event_mutex (uev_event_put()). An
+ * event whose count reaches zero is removed at once, unless it persists
+ * (USER_EVENT_REG_PERSIST) or a tracer still holds it: such an unused event
+ * is removed synchronously by whoever next needs its name (register,
+ * DIAG_IOCSDEL, dynamic_events), and otherwise by uev_reap_work once the
+ * tracer detaches. No user-visible operation ever waits on a deferred free.
+ *
+ * user_event_mm.tasks counts tasks pointing at it; when it drops to zero
+ * the enablers are torn down. user_event_mm.refs keeps the structure (and
+ * its mmgrab()) alive: one for the tasks, one per queued fault work.
+ *
+ * uev_file slots hold event references until the file is released, so the
+ * write path needs no reference of its own. The slot table is replaced on
+ * growth and freed after an RCU grace period: the write path reads it under
+ * rcu_read_lock() only.
+ *
+ * The write path takes no lock: it reads the slot under RCU and calls the
+ * tracepoint's probes under preempt_disable (tracepoint RCU rules).
+ */
+#define pr_fmt(fmt) "user_events: " fmt
+
+#include <linux/bitops.h>
+#include <linux/capability.h>
+#include <linux/ctype.h>
+#include <linux/hashtable.h>
+#include <linux/highmem.h>
+#include <linux/ioctl.h>
+#include <linux/jhash.h>
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/pagemap.h>
+#include <linux/refcount.h>
+#include <linux/sched/mm.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/sysctl.h>
+#include <linux/tracefs.h>
+#include <linux/tracepoint.h>
+#include <linux/uaccess.h>
+#include <linux/uio.h>
+#include <linux/unaligned.h>
+#include <linux/user_events.h>
+#include <linux/workqueue.h>
+
+#include "trace.h"
+#include "trace_dynevent.h"
+#include "trace_output.h"
+#include "trace_user_events.h"
+
+/* Enablers one address space may hold, against memory exhaustion. */
+#define UEV_MM_ENABLERS_MAX	65536
+/* Write indexes one open file may hold. */
+#define UEV_FILE_SLOTS_MAX	65536
+/* Times a not-present enable word is faulted in before giving up. */
+#define UEV_FAULT_RETRIES	8
+
+/* user_event.status: who is attached. */
+#define UEV_STATUS_FTRACE	BIT(0)
+#define UEV_STATUS_PERF		BIT(1)
+#define UEV_STATUS_OTHER	BIT(2)
+
+struct user_event {
+	struct trace_event_call		call;
+	struct trace_event_class	class;
+	struct tracepoint		tracepoint;
+	struct dyn_event		devent;
+	struct hlist_node		node;
+	struct uev_format		*fmt;
+	refcount_t			refs;
+	u16				reg_flags;
+	u8				status;
+	/* Protected by @lock */
+	bool				enabled;
+	u64				seq;
+	struct mutex			lock;
+	struct list_head		enablers;
+	char				tp_name[];
+};
+
+struct uev_enabler {
+	struct list_head	mm_link;
+	struct list_head	ev_link;
+	struct user_event	*ev;
+	struct user_event_mm	*uemm;
+	unsigned long		addr;
+	u64			uaddr;
+	u8			bit;
+	u8			ubit;
+	bool			fault_pending;
+	u64			seq;
+};
+
+struct user_event_mm {
+	struct list_head	link;
+	struct mm_struct	*mm;
+	refcount_t		tasks;
+	refcount_t		refs;
+	struct mutex		lock;
+	struct list_head	enablers;
+	unsigned int		nr_enablers;
+};
+
+struct uev_slots {
+	struct rcu_head		rcu;
+	u32			nr;
+	u32			cap;
+	struct user_event	*ev[] __counted_by(cap);
+};
+
+struct uev_file {
+	struct mutex		lock;
+	struct uev_slots __rcu	*slots;
+};
+
+/* Describes one write() in flight; probes report back through @err. */
+struct uev_write {
+	struct user_event	*ev;
+	struct iov_iter		*from;
+	u32			len;
+	int			err;
+	int			committed;
+};
+
+struct uev_fault {
+	struct work_struct	work;
+	struct user_event_mm	*uemm;
+	unsigned long		addr;
+	unsigned int		attempt;
+};
+
+static DEFINE_HASHTABLE(uev_table, 8);
+static unsigned int uev_count;
+static int uev_max = 32768;
+static atomic64_t uev_next_id;
+
+static DEFINE_MUTEX(uev_mms_lock);
+static LIST_HEAD(uev_mms);
+
+static void uev_reap(struct work_struct *work);
+static DECLARE_WORK(uev_reap_work, uev_reap);
+
+static struct dyn_event_operations uev_dyn_ops;
+
+#define UEV_SYSTEM	USER_EVENTS_SYSTEM
+#define UEV_SYSTEM_MULTI USER_EVENTS_MULTI_SYSTEM
+
+/* ---------------------------------------------------------------------
+ * Command parser: "name[ field[;field]...]"
+ */
+
+struct uev_tmp_field {
+	char	type[40];
+	char	*name;
+	u16	size;
+	u8	kind;
+	bool	is_signed;
+	bool	is_string;
+};
+
+static bool uev_is_ident(const char *s, size_t max)
+{
+	size_t i;
+
+	if (!s[0] || isdigit(s[0]))
+		return false;
+	for (i = 0; s[i]; i++) {
+		if (i >= max || !(isalnum(s[i]) || s[i] == '_'))
+			return false;
+	}
+	return true;
+}
+
+static const struct {
+	const char	*name;
+	u8		size;
+	bool		is_signed;
+} uev_scalars[] = {
+	{ "u8", 1, false }, { "s8", 1, true }, { "char", 1, true },
+	{ "u16", 2, false }, { "s16", 2, true }, { "short", 2, true },
+	{ "u32", 4, false }, { "s32", 4, true }, { "int", 4, true },
+	{ "u64", 8, false }, { "s64", 8, true },
+};
+
+/* "char[N]" with N decimal or 0x-hex, 0 < N <= UEV_ARRAY_MAX. */
+static int uev_parse_array(const char *tok, u16 *size)
+{
+	const char *num = tok + strlen("char[");
+	char digits[UEV_ARRAY_DIGITS + 1];
+	size_t len = strlen(num);
+	unsigned int n;
+
+	if (!str_has_prefix(tok, "char[") || len < 2 || num[len - 1] != ']')
+		return -EINVAL;
+	len--;
+	if (len > UEV_ARRAY_DIGITS)
+		return -EINVAL;
+	memcpy(digits, num, len);
+	digits[len] = '\0';
+	if (kstrtouint(digits, str_has_prefix(digits, "0x") ? 16 : 10, &n))
+		return -EINVAL;
+	if (!n || n > UEV_ARRAY_MAX)
+		return -EINVAL;
+	*size = n;
+	return 0;
+}
+
+/* Fill @f from a simple (non-struct, non-loc) type word. */
+static int uev_parse_simple(const char *tok, bool is_unsigned,
+			    struct uev_tmp_field *f)
+{
+	int i;
+
+	if (str_has_prefix(tok, "char[")) {
+		if (uev_parse_array(tok, &f->size))
+			return -EINVAL;
+		f->kind = UEV_FIELD_ARRAY;
+		snprintf(f->type, sizeof(f->type), "%schar[%u]",
+			 is_unsigned ? "unsigned " : "", f->size);
+		return 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(uev_scalars); i++) {
+		if (strcmp(tok, uev_scalars[i].name))
+			continue;
+		/* "unsigned" only qualifies char, short and int */
+		if (is_unsigned && strcmp(tok, "char") &&
+		    strcmp(tok, "short") && strcmp(tok, "int"))
+			return -EINVAL;
+		f->kind = UEV_FIELD_SCALAR;
+		f->size = uev_scalars[i].size;
+		f->is_signed = uev_scalars[i].is_signed && !is_unsigned;
+		snprintf(f->type, sizeof(f->type), "%s%s",
+			 is_unsigned ? "unsigned " : "", tok);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* __data_loc / __rel_loc [unsigned] char[] */
+static int uev_parse_loc(char **tok, int ntok, struct uev_tmp_field *f)
+{
+	bool is_unsigned = ntok > 1 && !strcmp(tok[1], "unsigned");
+	const char *arr = tok[is_unsigned ? 2 : 1];
+
+	if (ntok != (is_unsigned ? 4 : 3) || strcmp(arr, "char[]"))
+		return -EINVAL;
+	f->kind = tok[0][2] == 'd' ? UEV_FIELD_DATA_LOC : UEV_FIELD_REL_LOC;
+	f->size = sizeof(u32);
+	f->is_string = !is_unsigned;
+	f->name = tok[ntok - 1];
+	snprintf(f->type, sizeof(f->type), "%s %schar[]", tok[0],
+		 is_unsigned ? "unsigned " : "");
+	return 0;
+}
+
+/* struct TAG name SIZE */
+static int uev_parse_struct(char **tok, int ntok, struct uev_tmp_field *f)
+{
+	if (ntok != 4 || !uev_is_ident(tok[1], UEV_NAME_MAX) ||
+	    strlen(tok[1]) > sizeof(f->type) - sizeof("struct "))
+		return -EINVAL;
+	if (kstrtou16(tok[3], 10, &f->size) || !f->size ||
+	    f->size > UEV_MAX_PAYLOAD)
+		return -EINVAL;
+	f->kind = UEV_FIELD_STRUCT;
+	f->name = tok[2];
+	snprintf(f->type, sizeof(f->type), "struct %s", tok[1]);
+	return 0;
+}
+
+/* Parse one field description, already split into words. */
+static int uev_parse_field(char **tok, int ntok, struct uev_tmp_field *f)
+{
+	bool is_unsigned;
+	int ret;
+
+	if (!strcmp(tok[0], "struct"))
+		ret = uev_parse_struct(tok, ntok, f);
+	else if (!strcmp(tok[0], "__data_loc") || !strcmp(tok[0], "__rel_loc"))
+		ret = uev_parse_loc(tok, ntok, f);
+	else {
+		is_unsigned = !strcmp(tok[0], "unsigned");
+		if (ntok != (is_unsigned ? 3 : 2))
+			return -EINVAL;
+		f->name = tok[ntok - 1];
+		ret = uev_parse_simple(tok[ntok - 2], is_unsigned, f);
+	}
+	if (ret)
+		return ret;
+	return uev_is_ident(f->name, UEV_NAME_MAX) ? 0 : -EINVAL;
+}
+
+/* Split @s in place into at most @max whitespace separated words. */
+static int uev_split_words(char *s, char **tok, int max)
+{
+	int n = 0;
+
+	for (;;) {
+		s = skip_spaces(s);
+		if (!*s)
+			return n;
+		if (n == max)
+			return -EINVAL;
+		tok[n++] = s;
+		while (*s && !isspace(*s))
+			s++;
+		if (*s)
+			*s++ = '\0';
+	}
+}
+
+/* Copy @src with its NUL to @dst; return the position of that NUL. */
+static char *uev_strcpy_end(char *dst, const char *src)
+{
+	size_t len = strlen(src);
+
+	memcpy(dst, src, len + 1);
+	return dst + len;
+}
+
+static struct uev_format *uev_format_build(const char *name,
+					   struct uev_tmp_field *tmp, int n)
+{
+	size_t bytes = struct_size_t(struct uev_format, fields, n);
+	struct uev_format *fmt;
+	char *str;
+	u32 off = 0;
+	int i;
+
+	bytes += strlen(name) + 1;
+	for (i = 0; i < n; i++)
+		bytes += strlen(tmp[i].type) + strlen(tmp[i].name) + 2;
+
+	fmt = kzalloc(bytes, GFP_KERNEL_ACCOUNT);
+	if (!fmt)
+		return ERR_PTR(-ENOMEM);
+	fmt->nr_fields = n;
+	str = (char *)&fmt->fields[n];
+	fmt->name = str;
+	str = uev_strcpy_end(str, name) + 1;
+
+	for (i = 0; i < n; i++) {
+		struct uev_field *f = &fmt->fields[i];
+
+		f->type = str;
+		str = uev_strcpy_end(str, tmp[i].type) + 1;
+		f->name = str;
+		str = uev_strcpy_end(str, tmp[i].name) + 1;
+		f->offset = off;
+		f->size = tmp[i].size;
+		f->kind = tmp[i].kind;
+		f->is_signed = tmp[i].is_signed;
+		f->is_string = tmp[i].is_string;
+		off += f->size;
+		if (f->kind >= UEV_FIELD_DATA_LOC)
+			fmt->nr_locs++;
+	}
+	fmt->size = off;
+	return fmt;
+}
+
+static int uev_parse_fields(char *args, struct uev_tmp_field *tmp)
+{
+	char *tok[5], *part;
+	int n = 0, ntok, i, ret;
+
+	while ((part = strsep(&args, ";")) != NULL) {
+		ntok = uev_split_words(part, tok, ARRAY_SIZE(tok));
+		if (ntok < 0)
+			return ntok;
+		if (!ntok)
+			continue;	/* empty field: trailing or doubled ';' */
+		if (n == UEV_FIELDS_MAX)
+			return -EINVAL;
+		ret = uev_parse_field(tok, ntok, &tmp[n]);
+		if (ret)
+			return ret;
+		for (i = 0; i < n; i++)
+			if (!strcmp(tmp[i].name, tmp[n].name))
+				return -EINVAL;
+		n++;
+	}
+	return n;
+}
+
+/**
+ * uev_format_parse() - parse a user_events command into a format
+ * @cmd: "name[ field[;field]...]", as given to DIAG_IOCSREG or after "u:"
+ *
+ * Accepts the upstream command grammar: any amount of white space between
+ * words, empty fields (a trailing or doubled ';') ignored, no text flags.
+ *
+ * Return: a new format (kfree() it), or ERR_PTR(-EINVAL) for malformed
+ * input and ERR_PTR(-ENOMEM).
+ */
+struct uev_format *uev_format_parse(const char *cmd)
+{
+	struct uev_tmp_field *tmp;
+	struct uev_format *fmt;
+	char *buf, *name, *args;
+	u32 size = 0;
+	int n, i;
+
+	if (strnlen(cmd, UEV_CMD_MAX + 1) > UEV_CMD_MAX)
+		return ERR_PTR(-EINVAL);
+	buf = kstrdup(cmd, GFP_KERNEL);
+	tmp = kcalloc(UEV_FIELDS_MAX, sizeof(*tmp), GFP_KERNEL);
+	fmt = ERR_PTR(-ENOMEM);
+	if (!buf || !tmp)
+		goto out;
+
+	fmt = ERR_PTR(-EINVAL);
+	name = buf;
+	args = strpbrk(buf, " \t\n");
+	if (args)
+		*args++ = '\0';
+	if (!uev_is_ident(name, UEV_NAME_MAX))
+		goto out;
+
+	n = args ? uev_parse_fields(args, tmp) : 0;
+	if (n < 0)
+		goto out;
+	for (i = 0; i < n; i++)
+		size += tmp[i].size;
+	if (size > UEV_MAX_PAYLOAD)
+		goto out;
+
+	fmt = uev_format_build(name, tmp, n);
+out:
+	kfree(tmp);
+	kfree(buf);
+	return fmt;
+}
+
+/**
+ * uev_format_equal() - whether two formats describe the same event
+ * @a: first format
+ * @b: second format
+ *
+ * Name, field names, canonical types and sizes must all match, in order;
+ * white space in the original commands does not matter.
+ *
+ * Return: true when they match.
+ */
+bool uev_format_equal(const struct uev_format *a, const struct uev_format *b)
+{
+	int i;
+
+	if (strcmp(a->name, b->name) || a->nr_fields != b->nr_fields)
+		return false;
+	for (i = 0; i < a->nr_fields; i++) {
+		const struct uev_field *x = &a->fields[i], *y = &b->fields[i];
+
+		if (x->size != y->size || strcmp(x->type, y->type) ||
+		    strcmp(x->name, y->name))
+			return false;
+	}
+	return true;
+}
+
+/**
+ * uev_format_print() - print a format back as a command
+ * @fmt: the format
+ * @buf: destination, may be NULL when @len is 0
+ * @len: size of @buf
+ *
+ * Produces the canonical "name type field; type field" form used by
+ * dynamic_events, with the size after struct fields.
+ *
+ * Return: the length of the full text (as snprintf()).
+ */
+int uev_format_print(const struct uev_format *fmt, char *buf, int len)
+{
+	int i, pos;
+
+	pos = snprintf(buf, len, "%s", fmt->name);
+	for (i = 0; i < fmt->nr_fields; i++) {
+		const struct uev_field *f = &fmt->fields[i];
+
+		pos += snprintf(buf ? buf + min(pos, len) : NULL,
+				max(len - pos, 0), "%s%s %s", i ? "; " : " ",
+				f->type, f->name);
+		if (f->kind == UEV_FIELD_STRUCT)
+			pos += snprintf(buf ? buf + min(pos, len) : NULL,
+					max(len - pos, 0), " %u", f->size);
+	}
+	return pos;
+}
+
+/**
+ * uev_format_check_record() - check the dynamic fields of a record
+ * @fmt: the event format
+ * @rec: the record: @hdr bytes of common fields, then the payload
+ * @len: bytes in @rec
+ * @hdr: size of the common fields before the payload
+ *
+ * A __data_loc word holds (length << 16 | offset from the record start),
+ * a __rel_loc word (length << 16 | offset from the end of the word). The
+ * data must lie inside the record, and char strings must end with a NUL
+ * inside their length. @rec is kernel memory the caller owns (the copy in
+ * the consumer's buffer), so nothing can change it while it is checked.
+ *
+ * Return: 0, or -EFAULT for a location outside the record or an
+ * unterminated string.
+ */
+int uev_format_check_record(const struct uev_format *fmt, const void *rec,
+			    u32 len, u32 hdr)
+{
+	const u8 *base = rec;
+	u32 loc, start, size;
+	int i;
+
+	for (i = 0; i < fmt->nr_fields; i++) {
+		const struct uev_field *f = &fmt->fields[i];
+
+		if (f->kind < UEV_FIELD_DATA_LOC)
+			continue;
+		loc = get_unaligned((const u32 *)(base + hdr + f->offset));
+		start = loc & 0xffff;
+		size = loc >> 16;
+		if (f->kind == UEV_FIELD_REL_LOC)
+			start += hdr + f->offset + sizeof(u32);
+		if (start + size > len)
+			return -EFAULT;
+		if (f->is_string && (!size || base[start + size - 1]))
+			return -EFAULT;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Writing the enable bit into a process's memory
+ */
+
+/*
+ * Registrations name a 4- or 8-byte value and a bit in it; the kernel
+ * updates the naturally aligned long that contains the value, so that one
+ * atomic bitop works for every size and alignment the ABI allows (a 4-byte
+ * value at 4 mod 8 is the upper or lower half of its long).
+ */
+static void uev_locate_bit(u64 uaddr, u8 size, u8 bit, unsigned long *addr,
+			   u8 *lbit)
+{
+	unsigned int off = uaddr & (sizeof(long) - 1);
+
+	*addr = uaddr - off;
+#ifdef __BIG_ENDIAN
+	*lbit = (sizeof(long) - off - size) * BITS_PER_BYTE + bit;
+#else
+	*lbit = off * BITS_PER_BYTE + bit;
+#endif
+}
+
+/*
+ * Set or clear @bit of the long at @addr in @mm without faulting.
+ * Return: 0, -EFAULT when the page is not present or not writable now,
+ * -ESRCH when the address space is gone.
+ */
+static int uev_poke(struct mm_struct *mm, unsigned long addr, u8 bit, bool set)
+{
+	struct page *page;
+	unsigned long *word;
+	long ret;
+
+	if (!mmget_not_zero(mm))
+		return -ESRCH;
+	mmap_read_lock(mm);
+	ret = pin_user_pages_remote(mm, addr, 1, FOLL_WRITE | FOLL_NOFAULT,
+				    &page, NULL);
+	if (ret == 1) {
+		word = kmap_local_page(page) + offset_in_page(addr);
+		if (set)
+			set_bit(bit, word);
+		else
+			clear_bit(bit, word);
+		kunmap_local(word);
+		unpin_user_pages_dirty_lock(&page, 1, true);
+		ret = 0;
+	} else if (ret >= 0) {
+		ret = -EFAULT;
+	}
+	mmap_read_unlock(mm);
+	mmput_async(mm);
+	return ret;
+}
+
+/* Fault in @addr of @mm for writing; holds only mmap_lock. */
+static int uev_fault_in(struct mm_struct *mm, unsigned long addr)
+{
+	int ret = -ESRCH;
+
+	if (mmget_not_zero(mm)) {
+		mmap_read_lock(mm);
+		ret = fixup_user_fault(mm, addr,
+				       FAULT_FLAG_WRITE | FAULT_FLAG_REMOTE,
+				       NULL);
+		mmap_read_unlock(mm);
+		mmput(mm);
+	}
+	return ret;
+}
+
+static bool uev_queue_fault(struct user_event_mm *uemm, unsigned long addr,
+			    unsigned int attempt);
+
+/*
+ * Bring @en's word up to date with its event. A page that is not present
+ * is handed to a fault work item, up to UEV_FAULT_RETRIES times.
+ */
+static void uev_enabler_write(struct uev_enabler *en, unsigned int attempt)
+{
+	struct user_event *ev = en->ev;
+	int ret;
+
+	lockdep_assert_held(&ev->lock);
+	if (en->seq == ev->seq)
+		return;
+	ret = uev_poke(en->uemm->mm, en->addr, en->bit, ev->enabled);
+	if (!ret)
+		en->seq = ev->seq;
+	else if (ret == -EFAULT && !en->fault_pending &&
+		 attempt < UEV_FAULT_RETRIES &&
+		 uev_queue_fault(en->uemm, en->addr, attempt))
+		en->fault_pending = true;
+}
+
+/* A tracer attached or detached: mirror the new state to every enabler. */
+static void uev_event_sync(struct user_event *ev, bool enabled)
+{
+	struct uev_enabler *en;
+
+	mutex_lock(&ev->lock);
+	ev->enabled = enabled;
+	ev->seq++;
+	list_for_each_entry(en, &ev->enablers, ev_link)
+		uev_enabler_write(en, 0);
+	mutex_unlock(&ev->lock);
+}
+
+/* ---------------------------------------------------------------------
+ * Address spaces: struct user_event_mm and fork/exec/exit
+ */
+
+static struct user_event_mm *uev_mm_alloc(struct mm_struct *mm)
+{
+	struct user_event_mm *uemm = kzalloc(sizeof(*uemm), GFP_KERNEL_ACCOUNT);
+
+	if (!uemm)
+		return NULL;
+	uemm->mm = mm;
+	mmgrab(mm);
+	refcount_set(&uemm->tasks, 1);
+	refcount_set(&uemm->refs, 1);
+	mutex_init(&uemm->lock);
+	INIT_LIST_HEAD(&uemm->enablers);
+	return uemm;
+}
+
+static void uev_mm_put(struct user_event_mm *uemm)
+{
+	if (!refcount_dec_and_test(&uemm->refs))
+		return;
+	mmdrop(uemm->mm);
+	kfree(uemm);
+}
+
+static void uev_mm_publish(struct user_event_mm *uemm)
+{
+	mutex_lock(&uev_mms_lock);
+	list_add(&uemm->link, &uev_mms);
+	mutex_unlock(&uev_mms_lock);
+}
+
+/* The user_event_mm of current's mm, created on first use. */
+static struct user_event_mm *uev_current_mm(void)
+{
+	struct user_event_mm *uemm = current->user_event_mm;
+
+	if (uemm)
+		return uemm;
+	mutex_lock(&uev_mms_lock);
+	list_for_each_entry(uemm, &uev_mms, link) {
+		if (uemm->mm == current->mm && refcount_inc_not_zero(&uemm->tasks))
+			goto found;
+	}
+	uemm = uev_mm_alloc(current->mm);
+	if (!uemm)
+		goto out;
+	list_add(&uemm->link, &uev_mms);
+found:
+	current->user_event_mm = uemm;
+out:
+	mutex_unlock(&uev_mms_lock);
+	return uemm;
+}
+
+static void uev_fault_work(struct work_struct *work)
+{
+	struct uev_fault *f = container_of(work, struct uev_fault, work);
+	struct user_event_mm *uemm = f->uemm;
+	bool faulted = !uev_fault_in(uemm->mm, f->addr);
+	struct uev_enabler *en;
+
+	mutex_lock(&uemm->lock);
+	list_for_each_entry(en, &uemm->enablers, mm_link) {
+		if (en->addr != f->addr)
+			continue;
+		mutex_lock(&en->ev->lock);
+		en->fault_pending = false;
+		if (faulted)
+			uev_enabler_write(en, f->attempt + 1);
+		mutex_unlock(&en->ev->lock);
+	}
+	mutex_unlock(&uemm->lock);
+	uev_mm_put(uemm);
+	kfree(f);
+}
+
+static bool uev_queue_fault(struct user_event_mm *uemm, unsigned long addr,
+			    unsigned int attempt)
+{
+	struct uev_fault *f = kmalloc(sizeof(*f), GFP_KERNEL);
+
+	if (!f)
+		return false;
+	INIT_WORK(&f->work, uev_fault_work);
+	refcount_inc(&uemm->refs);
+	f->uemm = uemm;
+	f->addr = addr;
+	f->attempt = attempt;
+	queue_work(system_unbound_wq, &f->work);
+	return true;
+}
+
+static void uev_event_put(struct user_event *ev);
+
+/* Unlink every enabler of @uemm and drop their event references. */
+static void uev_mm_teardown(struct user_event_mm *uemm)
+{
+	struct uev_enabler *en, *next;
+	LIST_HEAD(dead);
+
+	mutex_lock(&uemm->lock);
+	list_for_each_entry_safe(en, next, &uemm->enablers, mm_link) {
+		mutex_lock(&en->ev->lock);
+		list_del(&en->ev_link);
+		mutex_unlock(&en->ev->lock);
+		list_move(&en->mm_link, &dead);
+	}
+	uemm->nr_enablers = 0;
+	mutex_unlock(&uemm->lock);
+
+	list_for_each_entry_safe(en, next, &dead, mm_link) {
+		uev_event_put(en->ev);
+		kfree(en);
+	}
+}
+
+/**
+ * user_event_mm_remove() - a task stops using its registrations
+ * @t: the task, at exec or exit
+ *
+ * The last task of an address space tears its registrations down; the
+ * memory they point to is going away, so no bit is cleared.
+ */
+void user_event_mm_remove(struct task_struct *t)
+{
+	struct user_event_mm *uemm = t->user_event_mm;
+
+	t->user_event_mm = NULL;
+	if (!refcount_dec_and_mutex_lock(&uemm->tasks, &uev_mms_lock))
+		return;
+	list_del(&uemm->link);
+	mutex_unlock(&uev_mms_lock);
+	uev_mm_teardown(uemm);
+	uev_mm_put(uemm);
+}
+
+/*
+ * Copy @old's enablers into a new user_event_mm for @mm. The child's memory
+ * is a copy of the parent's taken by dup_mmap(); an enabler whose parent
+ * copy was not yet written with the event's latest state (a write after
+ * dup_mmap() write-protected the page fails and is retried by a fault work)
+ * is stale in the child too, and is written now.
+ */
+static struct user_event_mm *uev_mm_dup(struct user_event_mm *old,
+					struct mm_struct *mm)
+{
+	struct user_event_mm *new = uev_mm_alloc(mm);
+	struct uev_enabler *en, *copy;
+
+	if (!new)
+		return NULL;
+	mutex_lock(&old->lock);
+	mutex_lock_nested(&new->lock, SINGLE_DEPTH_NESTING);
+	list_for_each_entry(en, &old->enablers, mm_link) {
+		copy = kmemdup(en, sizeof(*en), GFP_KERNEL_ACCOUNT);
+		if (!copy) {
+			pr_warn_ratelimited("fork: %u registrations not inherited\n",
+					    old->nr_enablers - new->nr_enablers);
+			break;
+		}
+		copy->uemm = new;
+		copy->fault_pending = false;
+		refcount_inc(&en->ev->refs);
+		list_add_tail(&copy->mm_link, &new->enablers);
+		new->nr_enablers++;
+
+		mutex_lock(&en->ev->lock);
+		copy->seq = en->seq;
+		list_add_tail(&copy->ev_link, &en->ev->enablers);
+		uev_enabler_write(copy, 0);
+		mutex_unlock(&en->ev->lock);
+	}
+	mutex_unlock(&new->lock);
+	mutex_unlock(&old->lock);
+	uev_mm_publish(new);
+	return new;
+}
+
+/**
+ * user_event_mm_fork() - give a new task the registrations of current
+ * @t: the new task
+ * @clone_flags: its clone flags
+ *
+ * Tasks sharing the mm (CLONE_VM) share its registrations; a new mm gets
+ * a copy of them, updated independently from then on.
+ */
+void user_event_mm_fork(struct task_struct *t, unsigned long clone_flags)
+{
+	struct user_event_mm *old = current->user_event_mm;
+
+	if (clone_flags & CLONE_VM) {
+		refcount_inc(&old->tasks);
+		t->user_event_mm = old;
+		return;
+	}
+	t->user_event_mm = uev_mm_dup(old, t->mm);
+}
+
+/* Register (@addr, @bit) of current for @ev; takes over the caller's ref. */
+static int uev_enabler_add(struct user_event_mm *uemm, struct user_event *ev,
+			   const struct user_reg *reg)
+{
+	struct uev_enabler *en;
+	unsigned long addr;
+	int ret = 0;
+	u8 bit;
+
+	uev_locate_bit(reg->enable_addr, reg->enable_size, reg->enable_bit,
+		       &addr, &bit);
+	mutex_lock(&uemm->lock);
+	list_for_each_entry(en, &uemm->enablers, mm_link) {
+		if (en->addr == addr && en->bit == bit) {
+			ret = -EADDRINUSE;
+			goto out;
+		}
+	}
+	ret = -ENOSPC;
+	if (uemm->nr_enablers >= UEV_MM_ENABLERS_MAX)
+		goto out;
+	ret = -ENOMEM;
+	en = kzalloc(sizeof(*en), GFP_KERNEL_ACCOUNT);
+	if (!en)
+		goto out;
+	ret = 0;
+	en->ev = ev;
+	en->uemm = uemm;
+	en->addr = addr;
+	en->bit = bit;
+	en->uaddr = reg->enable_addr;
+	en->ubit = reg->enable_bit;
+	list_add_tail(&en->mm_link, &uemm->enablers);
+	uemm->nr_enablers++;
+
+	mutex_lock(&ev->lock);
+	en->seq = ev->seq - 1;	/* stale: write the current state now */
+	list_add_tail(&en->ev_link, &ev->enablers);
+	uev_enabler_write(en, 0);
+	mutex_unlock(&ev->lock);
+out:
+	mutex_unlock(&uemm->lock);
+	return ret;
+}
+
+/* Unregister (@uaddr, @ubit) of current and clear the bit. */
+static int uev_enabler_remove(struct user_event_mm *uemm, u64 uaddr, u8 ubit)
+{
+	struct uev_enabler *en;
+	int tries;
+
+	mutex_lock(&uemm->lock);
+	list_for_each_entry(en, &uemm->enablers, mm_link) {
+		if (en->uaddr == uaddr && en->ubit == ubit)
+			goto found;
+	}
+	mutex_unlock(&uemm->lock);
+	return -ENOENT;
+found:
+	list_del(&en->mm_link);
+	uemm->nr_enablers--;
+	mutex_lock(&en->ev->lock);
+	list_del(&en->ev_link);
+	mutex_unlock(&en->ev->lock);
+	mutex_unlock(&uemm->lock);
+
+	/* Nothing updates the word any more: clear it, faulting as needed. */
+	for (tries = 0; tries < UEV_FAULT_RETRIES; tries++) {
+		if (uev_poke(uemm->mm, en->addr, en->bit, false) != -EFAULT ||
+		    uev_fault_in(uemm->mm, en->addr))
+			break;
+	}
+	uev_event_put(en->ev);
+	kfree(en);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Events: trace_event_call setup, lookup, lifetime
+ */
+
+static u32 uev_hash(const char *name)
+{
+	return jhash(name, strlen(name), 0);
+}
+
+static bool uev_is_multi(const struct user_event *ev)
+{
+	return ev->reg_flags & USER_EVENT_REG_MULTI_FORMAT;
+}
+
+static bool uev_is_persistent(const struct user_event *ev)
+{
+	return ev->reg_flags & USER_EVENT_REG_PERSIST;
+}
+
+static int uev_define_fields(struct trace_event_call *call)
+{
+	struct user_event *ev = call->data;
+	const struct uev_field *f;
+	int i, ret;
+
+	for (i = 0; i < ev->fmt->nr_fields; i++) {
+		f = &ev->fmt->fields[i];
+		ret = trace_define_field(call, f->type, f->name,
+					 sizeof(struct trace_entry) + f->offset,
+					 f->size, f->is_signed, FILTER_OTHER);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static struct trace_event_fields uev_fields_array[] = {
+	{ .type = TRACE_FUNCTION_TYPE, .define_fields = uev_define_fields },
+	{}
+};
+
+static enum print_line_t uev_print_trace(struct trace_iterator *iter,
+					 int flags, struct trace_event *event)
+{
+	return print_event_fields(iter, event);
+}
+
+static struct trace_event_functions uev_event_funcs = {
+	.trace = uev_print_trace,
+};
+
+static const char *uev_field_conv(const struct uev_field *f)
+{
+	switch (f->kind) {
+	case UEV_FIELD_SCALAR:
+		if (f->size == 8)
+			return f->is_signed ? "%lld" : "%llu";
+		return f->is_signed ? "%d" : "%u";
+	case UEV_FIELD_STRUCT:
+		return NULL;
+	default:
+		return "%s";
+	}
+}
+
+/* print_fmt for tools decoding the format file (perf, trace-cmd). */
+static int uev_print_fmt(const struct uev_format *fmt, char *buf, int len)
+{
+	static const char * const getter[] = {
+		[UEV_FIELD_SCALAR] = "REC->%s", [UEV_FIELD_ARRAY] = "REC->%s",
+		[UEV_FIELD_DATA_LOC] = "__get_str(%s)",
+		[UEV_FIELD_REL_LOC] = "__get_rel_str(%s)",
+	};
+	const struct uev_field *f;
+	bool first = true;
+	int i, pos;
+
+#define UEV_PRINT(...) (pos += snprintf(buf ? buf + pos : NULL, \
+					buf ? len - pos : 0, __VA_ARGS__))
+	pos = 0;
+	UEV_PRINT("\"");
+	for (i = 0; i < fmt->nr_fields; i++) {
+		f = &fmt->fields[i];
+		if (!uev_field_conv(f))
+			continue;
+		UEV_PRINT("%s%s=%s", first ? "" : " ", f->name, uev_field_conv(f));
+		first = false;
+	}
+	UEV_PRINT("\"");
+	for (i = 0; i < fmt->nr_fields; i++) {
+		f = &fmt->fields[i];
+		if (!uev_field_conv(f))
+			continue;
+		UEV_PRINT(", ");
+		UEV_PRINT(getter[f->kind], f->name);
+	}
+#undef UEV_PRINT
+	return pos;
+}
+
+static void uev_event_free(struct user_event *ev)
+{
+	kfree(ev->call.print_fmt);
+	kfree(ev->fmt);
+	kfree(ev);
+}
+
+static int uev_event_reg(struct trace_event_call *call, enum trace_reg type,
+			 void *data);
+static void uev_ftrace_probe(void *data, struct uev_write *w);
+static void uev_perf_probe(void *data, struct uev_write *w);
+
+/* Build an event for @fmt (taking it over); not yet visible anywhere. */
+static struct user_event *uev_event_alloc(struct uev_format *fmt, u16 flags)
+{
+	size_t name_len = strlen(fmt->name) + 1;
+	struct user_event *ev;
+	int len;
+
+	if (flags & USER_EVENT_REG_MULTI_FORMAT)
+		name_len += 1 + 16;	/* ".<hex id>" */
+	ev = kzalloc(struct_size(ev, tp_name, name_len), GFP_KERNEL_ACCOUNT);
+	if (!ev)
+		goto nomem;
+	ev->fmt = fmt;
+	if (flags & USER_EVENT_REG_MULTI_FORMAT)
+		snprintf(ev->tp_name, name_len, "%s.%llx", fmt->name,
+			 (u64)atomic64_inc_return(&uev_next_id));
+	else
+		strscpy(ev->tp_name, fmt->name, name_len);
+
+	len = uev_print_fmt(fmt, NULL, 0) + 1;
+	ev->call.print_fmt = kmalloc(len, GFP_KERNEL_ACCOUNT);
+	if (!ev->call.print_fmt) {
+		kfree(ev);
+		goto nomem;
+	}
+	uev_print_fmt(fmt, ev->call.print_fmt, len);
+
+	ev->reg_flags = flags;
+	mutex_init(&ev->lock);
+	INIT_LIST_HEAD(&ev->enablers);
+	ev->tracepoint.name = ev->tp_name;
+
+	ev->class.system = (flags & USER_EVENT_REG_MULTI_FORMAT) ?
+			   UEV_SYSTEM_MULTI : UEV_SYSTEM;
+	ev->class.reg = uev_event_reg;
+	ev->class.probe = uev_ftrace_probe;
+#ifdef CONFIG_PERF_EVENTS
+	ev->class.perf_probe = uev_perf_probe;
+#endif
+	ev->class.fields_array = uev_fields_array;
+	INIT_LIST_HEAD(&ev->class.fields);
+
+	ev->call.class = &ev->class;
+	ev->call.tp = &ev->tracepoint;
+	ev->call.flags = TRACE_EVENT_FL_TRACEPOINT;
+	ev->call.data = ev;
+	ev->call.event.funcs = &uev_event_funcs;
+	dyn_event_init(&ev->devent, &uev_dyn_ops);
+	return ev;
+nomem:
+	kfree(fmt);
+	return ERR_PTR(-ENOMEM);
+}
+
+static bool uev_event_busy(struct user_event *ev)
+{
+	lockdep_assert_held(&event_mutex);
+	return refcount_read(&ev->refs) || ev->status ||
+	       trace_event_dyn_busy(&ev->call);
+}
+
+/* Remove an unused event from tracefs and free it. */
+static int uev_event_destroy(struct user_event *ev)
+{
+	int ret;
+
+	lockdep_assert_held(&event_mutex);
+	if (uev_event_busy(ev))
+		return -EBUSY;
+	ret = trace_remove_event_call(&ev->call);
+	if (ret)
+		return ret;
+	dyn_event_remove(&ev->devent);
+	hash_del(&ev->node);
+	uev_count--;
+	uev_event_free(ev);
+	return 0;
+}
+
+/* Remove every unused event that does not persist. */
+static void uev_reap_locked(void)
+{
+	struct hlist_node *tmp;
+	struct user_event *ev;
+	int bkt;
+
+	lockdep_assert_held(&event_mutex);
+	hash_for_each_safe(uev_table, bkt, tmp, ev, node) {
+		if (!refcount_read(&ev->refs) && !uev_is_persistent(ev))
+			uev_event_destroy(ev);
+	}
+}
+
+static void uev_reap(struct work_struct *work)
+{
+	mutex_lock(&event_mutex);
+	uev_reap_locked();
+	mutex_unlock(&event_mutex);
+}
+
+static int uev_event_register(struct user_event *ev)
+{
+	int ret;
+
+	lockdep_assert_held(&event_mutex);
+	if (uev_count >= READ_ONCE(uev_max))
+		uev_reap_locked();
+	if (uev_count >= READ_ONCE(uev_max))
+		return -EMFILE;
+	if (!register_trace_event(&ev->call.event))
+		return -ENODEV;
+	ret = trace_add_event_call(&ev->call);
+	if (ret) {
+		unregister_trace_event(&ev->call.event);
+		return ret;
+	}
+	dyn_event_add(&ev->devent, &ev->call);
+	hash_add(uev_table, &ev->node, uev_hash(ev->fmt->name));
+	uev_count++;
+	return 0;
+}
+
+static void uev_event_get_locked(struct user_event *ev)
+{
+	lockdep_assert_held(&event_mutex);
+	if (!refcount_inc_not_zero(&ev->refs))
+		refcount_set(&ev->refs, 1);
+}
+
+/* Drop a reference; the last one removes an event that does not persist. */
+static void uev_event_put_locked(struct user_event *ev)
+{
+	lockdep_assert_held(&event_mutex);
+	if (refcount_dec_and_test(&ev->refs) && !uev_is_persistent(ev))
+		uev_event_destroy(ev);	/* -EBUSY: a tracer holds it */
+}
+
+static void uev_event_put(struct user_event *ev)
+{
+	if (refcount_dec_not_one(&ev->refs))
+		return;
+	mutex_lock(&event_mutex);
+	uev_event_put_locked(ev);
+	mutex_unlock(&event_mutex);
+}
+
+/*
+ * The event described by @fmt (taken over), found or created, with a
+ * reference held. Single-format names are unique: an unused event of the
+ * same name and other fields gives way at once, a used one is EADDRINUSE.
+ * Multi-format events are shared per (name, fields) pair.
+ */
+static struct user_event *uev_event_get_or_create(struct uev_format *fmt,
+						  u16 flags)
+{
+	bool multi = flags & USER_EVENT_REG_MULTI_FORMAT;
+	struct user_event *ev;
+	int ret;
+
+	lockdep_assert_held(&event_mutex);
+	hash_for_each_possible(uev_table, ev, node, uev_hash(fmt->name)) {
+		if (strcmp(ev->fmt->name, fmt->name) || uev_is_multi(ev) != multi)
+			continue;
+		if (uev_format_equal(ev->fmt, fmt)) {
+			kfree(fmt);
+			ev->reg_flags |= flags & USER_EVENT_REG_PERSIST;
+			uev_event_get_locked(ev);
+			return ev;
+		}
+		if (multi)
+			continue;
+		if (uev_is_persistent(ev) || uev_event_destroy(ev)) {
+			kfree(fmt);
+			return ERR_PTR(-EADDRINUSE);
+		}
+		break;
+	}
+
+	ev = uev_event_alloc(fmt, flags);
+	if (IS_ERR(ev))
+		return ev;
+	ret = uev_event_register(ev);
+	if (ret) {
+		uev_event_free(ev);
+		return ERR_PTR(ret);
+	}
+	refcount_set(&ev->refs, 1);
+	return ev;
+}
+
+/* Delete every event (all formats) registered as @name. */
+static int uev_delete_by_name(const char *name)
+{
+	struct hlist_node *tmp;
+	struct user_event *ev;
+	int ret = -ENOENT;
+
+	lockdep_assert_held(&event_mutex);
+	hash_for_each_possible_safe(uev_table, ev, tmp, node, uev_hash(name)) {
+		if (strcmp(ev->fmt->name, name))
+			continue;
+		if (uev_is_persistent(ev) && !perfmon_capable())
+			return -EPERM;
+		ret = uev_event_destroy(ev);
+		if (ret)
+			return ret;
+	}
+	return ret;
+}
+
+/* ---------------------------------------------------------------------
+ * Tracers: attach/detach and the probes
+ */
+
+static void uev_event_update_status(struct user_event *ev)
+{
+	struct tracepoint_func *f;
+	u8 status = 0;
+
+	lockdep_assert_held(&event_mutex);
+	f = rcu_dereference_protected(ev->tracepoint.funcs,
+				      lockdep_is_held(&event_mutex));
+	for (; f && f->func; f++) {
+		if (f->func == uev_ftrace_probe)
+			status |= UEV_STATUS_FTRACE;
+		else if (f->func == uev_perf_probe)
+			status |= UEV_STATUS_PERF;
+		else
+			status |= UEV_STATUS_OTHER;
+	}
+	WRITE_ONCE(ev->status, status);
+	if (!!status != ev->enabled)
+		uev_event_sync(ev, status);
+	/* The last tracer of an event nobody uses: remove it soon. */
+	if (!status && !refcount_read(&ev->refs) && !uev_is_persistent(ev))
+		schedule_work(&uev_reap_work);
+}
+
+static int uev_event_reg(struct trace_event_call *call, enum trace_reg type,
+			 void *data)
+{
+	struct user_event *ev = call->data;
+	int ret = 0;
+
+	switch (type) {
+	case TRACE_REG_REGISTER:
+		ret = tracepoint_probe_register(call->tp, call->class->probe,
+						data);
+		break;
+	case TRACE_REG_UNREGISTER:
+		tracepoint_probe_unregister(call->tp, call->class->probe, data);
+		break;
+#ifdef CONFIG_PERF_EVENTS
+	case TRACE_REG_PERF_REGISTER:
+		ret = tracepoint_probe_register(call->tp,
+						call->class->perf_probe, call);
+		break;
+	case TRACE_REG_PERF_UNREGISTER:
+		tracepoint_probe_unregister(call->tp, call->class->perf_probe,
+					    call);
+		break;
+	case TRACE_REG_PERF_OPEN:
+	case TRACE_REG_PERF_CLOSE:
+	case TRACE_REG_PERF_ADD:
+	case TRACE_REG_PERF_DEL:
+		return 0;
+#endif
+	}
+	if (!ret)
+		uev_event_update_status(ev);
+	return ret;
+}
+
+/* Copy the payload into @dst without faulting; 0 or -EFAULT. */
+static int uev_copy_payload(void *dst, struct uev_write *w)
+{
+	struct iov_iter from = *w->from;
+	size_t copied;
+
+	pagefault_disable();
+	copied = copy_from_iter(dst, w->len, &from);
+	pagefault_enable();
+	return likely(copied == w->len) ? 0 : -EFAULT;
+}
+
+/* Fill a reserved record: payload copy and dynamic field checks. */
+static int uev_fill_record(struct trace_entry *entry, struct uev_write *w)
+{
+	int ret = uev_copy_payload(entry + 1, w);
+
+	if (likely(!ret) && w->ev->fmt->nr_locs)
+		ret = uev_format_check_record(w->ev->fmt, entry,
+					      sizeof(*entry) + w->len,
+					      sizeof(*entry));
+	if (unlikely(ret))
+		w->err = ret;
+	return ret;
+}
+
+static void uev_ftrace_probe(void *data, struct uev_write *w)
+{
+	struct trace_event_file *file = data;
+	struct trace_event_buffer fbuf;
+	struct trace_entry *entry;
+
+	if (trace_trigger_soft_disabled(file))
+		return;
+	entry = trace_event_buffer_reserve(&fbuf, file, sizeof(*entry) + w->len);
+	if (!entry)
+		return;
+	if (unlikely(uev_fill_record(entry, w))) {
+		__trace_event_discard_commit(fbuf.buffer, fbuf.event);
+		return;
+	}
+	trace_event_buffer_commit(&fbuf);
+	w->committed++;
+}
+
+#ifdef CONFIG_PERF_EVENTS
+/*
+ * Perf and BPF. The sample carries the user registers of the writer, so
+ * it is a user-mode sample: exclude_kernel (":u") events receive it, and
+ * BPF programs attached to the event run (perf_trace_run_bpf_submit()).
+ */
+static void uev_perf_probe(void *data, struct uev_write *w)
+{
+	struct trace_event_call *call = data;
+	struct hlist_head *head = this_cpu_ptr(call->perf_events);
+	struct trace_entry *entry;
+	int size, rctx;
+
+	if (!bpf_prog_array_valid(call) && hlist_empty(head))
+		return;
+	size = ALIGN(sizeof(*entry) + w->len + sizeof(u32), sizeof(u64)) -
+	       sizeof(u32);
+	entry = perf_trace_buf_alloc(size, NULL, &rctx);
+	if (!entry)
+		return;
+	if (unlikely(uev_fill_record(entry, w))) {
+		perf_swevent_put_recursion_context(rctx);
+		return;
+	}
+	perf_trace_run_bpf_submit(entry, size, rctx, call, 1,
+				  task_pt_regs(current), head, NULL);
+	w->committed++;
+}
+#else
+static void uev_perf_probe(void *data, struct uev_write *w)
+{
+}
+#endif
+
+/* Hand one write to every attached probe (tracepoint RCU rules). */
+static void uev_call_probes(struct user_event *ev, struct uev_write *w)
+{
+	struct tracepoint_func *f;
+
+	preempt_disable_notrace();
+	f = rcu_dereference_sched(ev->tracepoint.funcs);
+	if (likely(f)) {
+		do {
+			((void (*)(void *, struct uev_write *))f->func)(f->data, w);
+		} while ((++f)->func);
+	}
+	preempt_enable_notrace();
+}
+
+/* ---------------------------------------------------------------------
+ * user_events_data: write path
+ */
+
+static ssize_t uev_data_write_iter(struct kiocb *kiocb, struct iov_iter *from)
+{
+	struct uev_file *uf = kiocb->ki_filp->private_data;
+	size_t count = iov_iter_count(from);
+	struct uev_slots *slots;
+	struct uev_write w;
+	int idx, attempt;
+
+	if (unlikely(count < sizeof(idx) ||
+		     copy_from_iter(&idx, sizeof(idx), from) != sizeof(idx)))
+		return -EFAULT;
+	if (unlikely(idx < 0))
+		return -EINVAL;
+
+	rcu_read_lock();
+	slots = rcu_dereference(uf->slots);
+	if (unlikely(!slots || idx >= smp_load_acquire(&slots->nr))) {
+		rcu_read_unlock();
+		return -ENOENT;
+	}
+	w.ev = slots->ev[idx];
+	rcu_read_unlock();
+
+	w.len = count - sizeof(idx);
+	if (unlikely(w.len < w.ev->fmt->size))
+		return -EINVAL;
+	if (unlikely(!READ_ONCE(w.ev->status)))
+		return -EBADF;
+	if (unlikely(w.len > UEV_MAX_PAYLOAD))
+		return -E2BIG;
+	w.from = from;
+
+	for (attempt = 0;; attempt++) {
+		w.err = 0;
+		w.committed = 0;
+		uev_call_probes(w.ev, &w);
+		/* Not present: fault in outside the atomic section, retry. */
+		if (likely(w.err != -EFAULT) || w.committed || attempt == 2 ||
+		    fault_in_iov_iter_readable(from, w.len))
+			break;
+	}
+	return w.err ? w.err : count;
+}
+
+/* ---------------------------------------------------------------------
+ * user_events_data: registration ioctls
+ */
+
+/* Slot of @ev in @uf's write-index table, added with a reference. */
+static int uev_file_slot(struct uev_file *uf, struct user_event *ev)
+{
+	struct uev_slots *slots, *bigger;
+	u32 i, cap;
+	int ret;
+
+	mutex_lock(&uf->lock);
+	slots = rcu_dereference_protected(uf->slots, lockdep_is_held(&uf->lock));
+	for (i = 0; slots && i < slots->nr; i++) {
+		if (slots->ev[i] == ev) {
+			ret = i;
+			goto out;
+		}
+	}
+	if (!slots || slots->nr == slots->cap) {
+		cap = slots ? slots->cap * 2 : 8;
+		ret = -EMFILE;
+		if (cap > UEV_FILE_SLOTS_MAX)
+			goto out;
+		ret = -ENOMEM;
+		bigger = kzalloc(struct_size(bigger, ev, cap), GFP_KERNEL_ACCOUNT);
+		if (!bigger)
+			goto out;
+		bigger->cap = cap;
+		if (slots) {
+			memcpy(bigger->ev, slots->ev, slots->nr * sizeof(ev));
+			bigger->nr = slots->nr;
+		}
+		rcu_assign_pointer(uf->slots, bigger);
+		if (slots)
+			kfree_rcu(slots, rcu);
+		slots = bigger;
+	}
+	refcount_inc(&ev->refs);
+	ret = slots->nr;
+	slots->ev[ret] = ev;
+	smp_store_release(&slots->nr, ret + 1);
+out:
+	mutex_unlock(&uf->lock);
+	return ret;
+}
+
+static int uev_check_reg(const struct user_reg *reg)
+{
+	if (reg->flags & ~(USER_EVENT_REG_MAX - 1))
+		return -EINVAL;
+	if (reg->enable_size != 4 &&
+	    !(reg->enable_size == 8 && BITS_PER_LONG == 64))
+		return -EINVAL;
+	if (reg->enable_addr & (reg->enable_size - 1))
+		return -EINVAL;
+	if (reg->enable_bit >= reg->enable_size * BITS_PER_BYTE)
+		return -EINVAL;
+	if (!access_ok(u64_to_user_ptr(reg->enable_addr), reg->enable_size))
+		return -EFAULT;
+	if ((reg->flags & USER_EVENT_REG_PERSIST) && !perfmon_capable())
+		return -EPERM;
+	return 0;
+}
+
+/* Copy in a size-versioned ioctl struct (struct user_reg/user_unreg). */
+static int uev_copy_struct(void *dst, size_t ksize, size_t minsize,
+			   const void __user *src)
+{
+	u32 size;
+
+	if (get_user(size, (const u32 __user *)src))
+		return -EFAULT;
+	if (size > PAGE_SIZE)
+		return -E2BIG;
+	if (size < minsize)
+		return -EINVAL;
+	return copy_struct_from_user(dst, ksize, src, size);
+}
+
+static struct uev_format *uev_parse_user(u64 uptr)
+{
+	struct uev_format *fmt;
+	char *cmd;
+
+	cmd = strndup_user(u64_to_user_ptr(uptr), UEV_CMD_MAX + 1);
+	if (IS_ERR(cmd))
+		return ERR_CAST(cmd);
+	fmt = uev_format_parse(cmd);
+	kfree(cmd);
+	return fmt;
+}
+
+static long uev_ioctl_reg(struct uev_file *uf, struct user_reg __user *ureg)
+{
+	struct user_event_mm *uemm;
+	struct uev_format *fmt;
+	struct user_event *ev;
+	struct user_reg reg;
+	int ret, idx;
+
+	ret = uev_copy_struct(&reg, sizeof(reg),
+			      offsetofend(struct user_reg, write_index), ureg);
+	if (!ret)
+		ret = uev_check_reg(&reg);
+	if (ret)
+		return ret;
+	if (!current->mm)
+		return -EINVAL;
+	fmt = uev_parse_user(reg.name_args);
+	if (IS_ERR(fmt))
+		return PTR_ERR(fmt);
+	/* Fault the word in now, holding no lock, so the update below works. */
+	if (fault_in_safe_writeable(u64_to_user_ptr(reg.enable_addr),
+				    reg.enable_size)) {
+		kfree(fmt);
+		return -EFAULT;
+	}
+	uemm = uev_current_mm();
+	if (!uemm) {
+		kfree(fmt);
+		return -ENOMEM;
+	}
+
+	mutex_lock(&event_mutex);
+	ev = uev_event_get_or_create(fmt, reg.flags);
+	mutex_unlock(&event_mutex);
+	if (IS_ERR(ev))
+		return PTR_ERR(ev);
+
+	idx = uev_file_slot(uf, ev);
+	if (idx < 0) {
+		uev_event_put(ev);
+		return idx;
+	}
+	ret = uev_enabler_add(uemm, ev, &reg);
+	if (ret) {
+		uev_event_put(ev);
+		return ret;
+	}
+	return put_user((u32)idx, &ureg->write_index);
+}
+
+static long uev_ioctl_unreg(struct user_unreg __user *uunreg)
+{
+	struct user_event_mm *uemm;
+	struct user_unreg unreg;
+	int ret;
+
+	ret = uev_copy_struct(&unreg, sizeof(unreg), sizeof(unreg), uunreg);
+	if (ret)
+		return ret;
+	if (unreg.__reserved || unreg.__reserved2)
+		return -EINVAL;
+	if (!current->mm)
+		return -EINVAL;
+	uemm = uev_current_mm();
+	if (!uemm)
+		return -ENOMEM;
+	return uev_enabler_remove(uemm, unreg.disable_addr, unreg.disable_bit);
+}
+
+static long uev_ioctl_del(const char __user *uname)
+{
+	char *name;
+	int ret;
+
+	name = strndup_user(uname, UEV_CMD_MAX + 1);
+	if (IS_ERR(name))
+		return PTR_ERR(name);
+	mutex_lock(&event_mutex);
+	ret = uev_delete_by_name(name);
+	mutex_unlock(&event_mutex);
+	kfree(name);
+	return ret;
+}
+
+static long uev_data_ioctl(struct file *file, unsigned int cmd,
+			   unsigned long uarg)
+{
+	void __user *arg = (void __user *)uarg;
+
+	switch (cmd) {
+	case DIAG_IOCSREG:
+		return uev_ioctl_reg(file->private_data, arg);
+	case DIAG_IOCSDEL:
+		return uev_ioctl_del(arg);
+	case DIAG_IOCSUNREG:
+		return uev_ioctl_unreg(arg);
+	}
+	return -ENOTTY;
+}
+
+static int uev_data_open(struct inode *inode, struct file *file)
+{
+	struct uev_file *uf;
+	int ret;
+
+	ret = tracing_check_open_get_tr(NULL);
+	if (ret)
+		return ret;
+	uf = kzalloc(sizeof(*uf), GFP_KERNEL_ACCOUNT);
+	if (!uf)
+		return -ENOMEM;
+	mutex_init(&uf->lock);
+	file->private_data = uf;
+	return 0;
+}
+
+static int uev_data_release(struct inode *inode, struct file *file)
+{
+	struct uev_file *uf = file->private_data;
+	struct uev_slots *slots = rcu_dereference_protected(uf->slots, true);
+	u32 i;
+
+	for (i = 0; slots && i < slots->nr; i++)
+		uev_event_put(slots->ev[i]);
+	kfree(slots);
+	kfree(uf);
+	return 0;
+}
+
+static const struct file_operations uev_data_fops = {
+	.open		= uev_data_open,
+	.write_iter	= uev_data_write_iter,
+	.unlocked_ioctl	= uev_data_ioctl,
+	.release	= uev_data_release,
+	.llseek		= noop_llseek,
+};
+
+/* ---------------------------------------------------------------------
+ * user_events_status
+ */
+
+static int uev_status_show(struct seq_file *m, void *unused)
+{
+	struct user_event *ev;
+	int bkt, active = 0, busy = 0;
+
+	mutex_lock(&event_mutex);
+	hash_for_each(uev_table, bkt, ev, node) {
+		active++;
+		seq_puts(m, ev->tp_name);
+		if (ev->status) {
+			busy++;
+			seq_puts(m, " # Used by");
+			if (ev->status & UEV_STATUS_FTRACE)
+				seq_puts(m, " ftrace");
+			if (ev->status & UEV_STATUS_PERF)
+				seq_puts(m, " perf");
+			if (ev->status & UEV_STATUS_OTHER)
+				seq_puts(m, " other");
+		}
+		seq_putc(m, '\n');
+	}
+	mutex_unlock(&event_mutex);
+	seq_printf(m, "\nActive: %d\nBusy: %d\n", active, busy);
+	return 0;
+}
+
+static int uev_status_open(struct inode *inode, struct file *file)
+{
+	int ret = tracing_check_open_get_tr(NULL);
+
+	return ret ? ret : single_open(file, uev_status_show, NULL);
+}
+
+static const struct file_operations uev_status_fops = {
+	.open		= uev_status_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+/* ---------------------------------------------------------------------
+ * dynamic_events: "u:NAME fields" creates a persistent event
+ */
+
+static struct user_event *uev_from_dyn(struct dyn_event *dev)
+{
+	return container_of(dev, struct user_event, devent);
+}
+
+static int uev_dyn_create(const char *raw)
+{
+	struct uev_format *fmt;
+	struct user_event *ev;
+
+	if (!str_has_prefix(raw, USER_EVENTS_PREFIX))
+		return -ECANCELED;
+	if (!perfmon_capable())
+		return -EPERM;
+	fmt = uev_format_parse(raw + strlen(USER_EVENTS_PREFIX));
+	if (IS_ERR(fmt))
+		return PTR_ERR(fmt);
+	mutex_lock(&event_mutex);
+	ev = uev_event_get_or_create(fmt, USER_EVENT_REG_PERSIST);
+	if (!IS_ERR(ev))
+		uev_event_put_locked(ev);
+	mutex_unlock(&event_mutex);
+	return PTR_ERR_OR_ZERO(ev);
+}
+
+static int uev_dyn_show(struct seq_file *m, struct dyn_event *dev)
+{
+	struct user_event *ev = uev_from_dyn(dev);
+	int len = uev_format_print(ev->fmt, NULL, 0) + 1;
+	char *buf = kmalloc(len, GFP_KERNEL);
+
+	if (!buf)
+		return -ENOMEM;
+	uev_format_print(ev->fmt, buf, len);
+	/* Multi-format versions are named by their tracepoint name. */
+	seq_printf(m, "%s%s%s\n", USER_EVENTS_PREFIX, ev->tp_name,
+		   buf + strlen(ev->fmt->name));
+	kfree(buf);
+	return 0;
+}
+
+static bool uev_dyn_is_busy(struct dyn_event *dev)
+{
+	return uev_event_busy(uev_from_dyn(dev));
+}
+
+static int uev_dyn_free(struct dyn_event *dev)
+{
+	struct user_event *ev = uev_from_dyn(dev);
+
+	if (uev_is_persistent(ev) && !perfmon_capable())
+		return -EPERM;
+	return uev_event_destroy(ev);
+}
+
+/* Do the fields in @argv describe @ev's format? */
+static bool uev_dyn_match_args(struct user_event *ev, int argc,
+			       const char **argv)
+{
+	struct uev_format *fmt;
+	char *cmd, *p;
+	size_t len = strlen(ev->fmt->name) + 1;
+	bool match;
+	int i;
+
+	for (i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	cmd = kmalloc(len, GFP_KERNEL);
+	if (!cmd)
+		return false;
+	p = uev_strcpy_end(cmd, ev->fmt->name);
+	for (i = 0; i < argc; i++)
+		p += sprintf(p, " %s", argv[i]);
+	fmt = uev_format_parse(cmd);
+	kfree(cmd);
+	if (IS_ERR(fmt))
+		return false;
+	match = uev_format_equal(fmt, ev->fmt);
+	kfree(fmt);
+	return match;
+}
+
+static bool uev_dyn_match(const char *system, const char *event, int argc,
+			  const char **argv, struct dyn_event *dev)
+{
+	struct user_event *ev = uev_from_dyn(dev);
+
+	if (system && strcmp(system, ev->class.system))
+		return false;
+	if (strcmp(event, ev->tp_name) && strcmp(event, ev->fmt->name))
+		return false;
+	return !argc || uev_dyn_match_args(ev, argc, argv);
+}
+
+static struct dyn_event_operations uev_dyn_ops = {
+	.create		= uev_dyn_create,
+	.show		= uev_dyn_show,
+	.is_busy	= uev_dyn_is_busy,
+	.free		= uev_dyn_free,
+	.match		= uev_dyn_match,
+};
+
+/* ---------------------------------------------------------------------
+ * Setup
+ */
+
+static struct ctl_table uev_sysctls[] = {
+	{
+		.procname	= "user_events_max",
+		.data		= &uev_max,
+		.maxlen		= sizeof(uev_max),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= SYSCTL_INT_MAX,
+	},
+};
+
+static int __init uev_init(void)
+{
+	int ret;
+
+	ret = dyn_event_register(&uev_dyn_ops);
+	if (ret) {
+		pr_warn("cannot register dynamic event type: %d\n", ret);
+		return ret;
+	}
+	if (tracing_init_dentry())
+		return 0;
+	if (!trace_create_file("user_events_data", TRACE_MODE_WRITE, NULL,
+			       NULL, &uev_data_fops) ||
+	    !trace_create_file("user_events_status", TRACE_MODE_READ, NULL,
+			       NULL, &uev_status_fops))
+		pr_warn("cannot create tracefs files\n");
+	register_sysctl_init("kernel", uev_sysctls);
+	return 0;
+}
+fs_initcall(uev_init);
