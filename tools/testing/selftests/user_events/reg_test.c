@@ -1,0 +1,671 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * user_events ABI: DIAG_IOCSREG argument checking and command parsing,
+ * DIAG_IOCSDEL, registration flags.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dirent.h>
+
+#include "../kselftest_harness.h"
+#include "ue_test_util.h"
+
+FIXTURE(reg) {
+	struct ue_track t;
+	char *page;	/* writable, present page for enable values */
+};
+
+FIXTURE_SETUP(reg)
+{
+	if (!ue_available())
+		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
+
+	ASSERT_EQ(0, ue_track_init(&self->t));
+	self->page = ue_map_page(PROT_READ | PROT_WRITE);
+	ASSERT_NE(NULL, self->page);
+	memset(self->page, 0, getpagesize());
+}
+
+FIXTURE_TEARDOWN(reg)
+{
+	ue_track_cleanup(&self->t);
+	if (self->page)
+		munmap(self->page, getpagesize());
+}
+
+/* Enable word number @n inside the fixture page (8-byte slots). */
+static void *slot(FIXTURE_DATA(reg) *self, int n)
+{
+	return self->page + n * 8;
+}
+
+TEST_F(reg, basic)
+{
+	__u32 idx = UINT32_MAX;
+
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_basic u32 a", slot(self, 0),
+				  4, 0, &idx));
+	EXPECT_NE(UINT32_MAX, idx);
+	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_reg_basic"));
+	EXPECT_GT(ue_event_id(UE_SYS, "uet_reg_basic"), 0);
+	EXPECT_EQ(0, *(uint32_t *)slot(self, 0));
+}
+
+TEST_F(reg, no_fields)
+{
+	__u32 idx = UINT32_MAX;
+
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_nofields", slot(self, 0),
+				  4, 0, &idx));
+	EXPECT_NE(UINT32_MAX, idx);
+	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_reg_nofields"));
+}
+
+TEST_F(reg, same_event_same_index)
+{
+	__u32 first, second, other;
+
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_same u32 a", slot(self, 0),
+				  4, 0, &first));
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_same u32 a", slot(self, 0),
+				  4, 1, &second));
+	EXPECT_EQ(first, second);
+
+	/* Even with different enable sizes / addresses */
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_same u32 a", slot(self, 1),
+				  8, 40, &second));
+	EXPECT_EQ(first, second);
+
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_same_other u32 a",
+				  slot(self, 2), 4, 0, &other));
+	EXPECT_NE(first, other);
+}
+
+TEST_F(reg, size_too_big)
+{
+	struct user_reg reg;
+
+	ue_fill_reg(&reg, "uet_reg_big u32 a", slot(self, 0), 4, 0, 0);
+	reg.size = getpagesize() + 1;
+	EXPECT_EQ(-E2BIG, ue_reg_raw(self->t.fd, &reg));
+
+	reg.size = UINT32_MAX;
+	EXPECT_EQ(-E2BIG, ue_reg_raw(self->t.fd, &reg));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_reg_big"));
+}
+
+TEST_F(reg, size_too_small)
+{
+	struct user_reg reg;
+	__u32 sizes[] = { 0, 1, 4, sizeof(reg) - 1 };
+	int i;
+
+	ASSERT_EQ(28, sizeof(struct user_reg));
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		ue_fill_reg(&reg, "uet_reg_small u32 a", slot(self, 0), 4, 0, 0);
+		reg.size = sizes[i];
+		EXPECT_EQ(-EINVAL, ue_reg_raw(self->t.fd, &reg))
+			TH_LOG("size %u", sizes[i]);
+	}
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_reg_small"));
+}
+
+/* A bigger struct is fine as long as the unknown tail is zero. */
+TEST_F(reg, size_larger_tail)
+{
+	struct {
+		struct user_reg reg;
+		__u8 tail[16];
+	} __attribute__((packed)) big;
+
+	memset(&big, 0, sizeof(big));
+	ue_fill_reg(&big.reg, "uet_reg_tail u32 a", slot(self, 0), 4, 0, 0);
+	big.reg.size = sizeof(big);
+	big.tail[15] = 1;
+	EXPECT_EQ(-E2BIG, ue_reg_raw(self->t.fd, &big));
+
+	big.tail[15] = 0;
+	big.reg.write_index = UINT32_MAX;
+	ASSERT_EQ(0, ue_reg_raw(self->t.fd, &big));
+	EXPECT_NE(UINT32_MAX, big.reg.write_index);
+	EXPECT_EQ(0, ue_unreg(self->t.fd, slot(self, 0), 0));
+}
+
+TEST_F(reg, bad_flags)
+{
+	__u16 flags[] = { USER_EVENT_REG_MAX, USER_EVENT_REG_MAX << 1, 1 << 15,
+			  0xffff };
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(flags); i++) {
+		EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, "uet_reg_flags u32 a",
+					  slot(self, 0), 4, 0, flags[i], NULL))
+			TH_LOG("flags 0x%x", flags[i]);
+	}
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_reg_flags"));
+}
+
+TEST_F(reg, bad_enable_size)
+{
+	int sizes[] = { 0, 1, 2, 3, 5, 6, 7, 16, 255 };
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, "uet_reg_esize u32 a",
+					  slot(self, 0), sizes[i], 0, 0, NULL))
+			TH_LOG("enable_size %d", sizes[i]);
+	}
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_reg_esize"));
+}
+
+TEST_F(reg, misaligned_addr)
+{
+	int fd = self->t.fd;
+	const char *cmd = "uet_reg_align u32 a";
+
+	EXPECT_EQ(-EINVAL, ue_reg(fd, cmd, self->page + 1, 4, 0, 0, NULL));
+	EXPECT_EQ(-EINVAL, ue_reg(fd, cmd, self->page + 2, 4, 0, 0, NULL));
+	EXPECT_EQ(-EINVAL, ue_reg(fd, cmd, self->page + 3, 4, 0, 0, NULL));
+	EXPECT_EQ(-EINVAL, ue_reg(fd, cmd, self->page + 1, 8, 0, 0, NULL));
+	EXPECT_EQ(-EINVAL, ue_reg(fd, cmd, self->page + 4, 8, 0, 0, NULL));
+	EXPECT_EQ(-EINVAL, ue_reg(fd, cmd, self->page + 12, 8, 0, 0, NULL));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_reg_align"));
+}
+
+TEST_F(reg, bit_out_of_range)
+{
+	int fd = self->t.fd;
+	const char *cmd = "uet_reg_bits u32 a";
+
+	EXPECT_EQ(-EINVAL, ue_reg(fd, cmd, slot(self, 0), 4, 32, 0, NULL));
+	EXPECT_EQ(-EINVAL, ue_reg(fd, cmd, slot(self, 0), 4, 63, 0, NULL));
+	EXPECT_EQ(-EINVAL, ue_reg(fd, cmd, slot(self, 0), 8, 64, 0, NULL));
+	EXPECT_EQ(-EINVAL, ue_reg(fd, cmd, slot(self, 0), 8, 255, 0, NULL));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_reg_bits"));
+
+	/* The highest valid bits work */
+	EXPECT_EQ(0, ue_track_reg(&self->t, cmd, slot(self, 0), 4, 31, NULL));
+	EXPECT_EQ(0, ue_track_reg(&self->t, cmd, slot(self, 1), 8, 63, NULL));
+}
+
+/*
+ * An enable address the kernel cannot write is refused with EFAULT, whether
+ * it is outside the user address space, unmapped or not writable.
+ * EXPECTED TO FAIL ON UPSTREAM: 6.12 reports user addresses it fails to
+ * fault in with ENOMEM, like an allocation failure.
+ */
+TEST_F(reg, unmapped_addr)
+{
+	int fd = self->t.fd;
+	const char *cmd = "uet_reg_unmapped u32 a";
+	char *gone = ue_map_page(PROT_READ | PROT_WRITE);
+
+	ASSERT_NE(NULL, gone);
+	ASSERT_EQ(0, munmap(gone, getpagesize()));
+
+	EXPECT_EQ(-EFAULT, ue_reg(fd, cmd, gone, 4, 0, 0, NULL));
+	EXPECT_EQ(-EFAULT, ue_reg(fd, cmd, gone + 8, 8, 3, 0, NULL));
+	EXPECT_EQ(-EFAULT, ue_reg(fd, cmd, NULL, 4, 0, 0, NULL));
+
+	/* Kernel half of the address space */
+	EXPECT_EQ(-EFAULT, ue_reg(fd, cmd, (void *)(uintptr_t)0xffffffffff600000ull,
+				  8, 0, 0, NULL));
+	EXPECT_EQ(-EFAULT, ue_reg(fd, cmd, (void *)-8l, 8, 0, 0, NULL));
+
+	/* None of that left a registration behind */
+	EXPECT_EQ(-ENOENT, ue_unreg(fd, gone, 0));
+	EXPECT_EQ(-ENOENT, ue_unreg(fd, NULL, 0));
+}
+
+/* Mapped but not writable: EFAULT as well (see above). */
+TEST_F(reg, readonly_addr)
+{
+	int fd = self->t.fd;
+	const char *cmd = "uet_reg_ro u32 a";
+	char *ro = ue_map_page(PROT_READ);
+	char *none = ue_map_page(PROT_NONE);
+
+	ASSERT_NE(NULL, ro);
+	ASSERT_NE(NULL, none);
+
+	EXPECT_EQ(-EFAULT, ue_reg(fd, cmd, ro, 4, 0, 0, NULL));
+	/* Read fault the zero page in first: still not writable */
+	EXPECT_EQ(0, __atomic_load_n((uint32_t *)ro, __ATOMIC_RELAXED));
+	EXPECT_EQ(-EFAULT, ue_reg(fd, cmd, ro + 8, 8, 1, 0, NULL));
+	EXPECT_EQ(-EFAULT, ue_reg(fd, cmd, none, 4, 0, 0, NULL));
+	EXPECT_EQ(-ENOENT, ue_unreg(fd, ro, 0));
+
+	munmap(ro, getpagesize());
+	munmap(none, getpagesize());
+}
+
+TEST_F(reg, addr_bit_in_use)
+{
+	int fd2;
+
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_inuse u32 a", slot(self, 0),
+				  4, 3, NULL));
+
+	/* Same event, same address and bit */
+	EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, "uet_reg_inuse u32 a",
+				      slot(self, 0), 4, 3, 0, NULL));
+	/* Another event cannot take the same address and bit either */
+	EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, "uet_reg_inuse2 u32 a",
+				      slot(self, 0), 4, 3, 0, NULL));
+	/* The check is per process, not per file */
+	fd2 = ue_open_data();
+	ASSERT_LE(0, fd2);
+	EXPECT_EQ(-EADDRINUSE, ue_reg(fd2, "uet_reg_inuse u32 a",
+				      slot(self, 0), 4, 3, 0, NULL));
+	close(fd2);
+
+	/* Other bits of the same word are fine */
+	EXPECT_EQ(0, ue_track_reg(&self->t, "uet_reg_inuse u32 a", slot(self, 0),
+				  4, 4, NULL));
+	EXPECT_EQ(0, ue_track_reg(&self->t, "uet_reg_inuse2 u32 a",
+				  slot(self, 0), 4, 5, NULL));
+}
+
+TEST_F(reg, name_conflict_fields)
+{
+	static const char * const conflicts[] = {
+		"uet_reg_conflict u64 a",
+		"uet_reg_conflict u32 b",
+		"uet_reg_conflict u32 a; u32 b",
+		"uet_reg_conflict",
+		"uet_reg_conflict s32 a",
+		"uet_reg_conflict char[4] a",
+	};
+	int i;
+
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_conflict u32 a",
+				  slot(self, 0), 4, 0, NULL));
+
+	for (i = 0; i < ARRAY_SIZE(conflicts); i++) {
+		EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, conflicts[i],
+					      slot(self, 1), 4, i, 0, NULL))
+			TH_LOG("'%s'", conflicts[i]);
+	}
+
+	/* Also an event without fields against one with fields */
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_conflict_nf",
+				  slot(self, 2), 4, 0, NULL));
+	EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, "uet_reg_conflict_nf u32 a",
+				      slot(self, 2), 4, 1, 0, NULL));
+}
+
+TEST_F(reg, spacing_equivalent)
+{
+	static const char * const same[] = {
+		"uet_reg_space u32 x; u32 y",
+		"uet_reg_space u32 x;u32 y;",
+		"uet_reg_space u32 x; u32 y;",
+		"uet_reg_space u32 x;  u32 y",
+		"uet_reg_space  u32 x;u32 y",
+	};
+	__u32 first, idx;
+	int i;
+
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_space u32 x;u32 y",
+				  slot(self, 0), 4, 0, &first));
+
+	for (i = 0; i < ARRAY_SIZE(same); i++) {
+		idx = UINT32_MAX;
+		EXPECT_EQ(0, ue_track_reg(&self->t, same[i], slot(self, 0), 4,
+					  i + 1, &idx))
+			TH_LOG("'%s'", same[i]);
+		EXPECT_EQ(first, idx);
+	}
+}
+
+TEST_F(reg, malformed)
+{
+	static const char * const bad[] = {
+		"uet_reg_bad u128 a",			/* unknown type */
+		"uet_reg_bad long a",			/* long is ambiguous */
+		"uet_reg_bad u32",			/* no field name */
+		"uet_reg_bad u32 a b",			/* trailing junk */
+		"uet_reg_bad char[0] a",		/* zero sized array */
+		"uet_reg_bad char[abc] a",		/* non-numeric size */
+		"uet_reg_bad char[] a",			/* missing size */
+		"uet_reg_bad char[4 a",			/* unterminated */
+		"uet_reg_bad char[100000] a",		/* too big */
+		"uet_reg_bad struct foo a",		/* struct needs a size */
+		"uet_reg_bad struct foo a 0",		/* zero sized struct */
+		"uet_reg_bad struct foo a x",		/* bad struct size */
+		"uet_reg_bad __data_loc",		/* incomplete */
+		"uet_reg_bad:flag u32 a",		/* no text flags exist */
+		"uet_reg_bad u32 a; u64",		/* second field broken */
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, bad[i], slot(self, 0), 4,
+					  0, 0, NULL))
+			TH_LOG("'%s'", bad[i]);
+	}
+
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_reg_bad"));
+}
+
+TEST_F(reg, overlong)
+{
+	char cmd[1024];
+
+	memset(cmd, 'n', sizeof(cmd) - 1);
+	cmd[sizeof(cmd) - 1] = '\0';
+	memcpy(cmd, "uet_reg_long", strlen("uet_reg_long"));
+
+	EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, cmd, slot(self, 0), 4, 0, 0, NULL));
+
+	/* Long because of the fields */
+	snprintf(cmd, sizeof(cmd), "uet_reg_long2 u32 a");
+	while (strlen(cmd) < sizeof(cmd) - 16)
+		strcat(cmd, "                ");
+	strcat(cmd, "; u32 b");
+	EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, cmd, slot(self, 0), 4, 0, 0, NULL));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_reg_long2"));
+}
+
+/*
+ * Our kernel rejects an empty event name.  Upstream 6.12 has no check and
+ * creates an event called "" (the second case then fails there with
+ * EADDRINUSE against that event).  EXPECTED TO FAIL ON UPSTREAM.
+ */
+TEST_F(reg, empty_name)
+{
+	EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, "", slot(self, 0), 4, 0, 0, NULL));
+	EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, " u32 a", slot(self, 1), 4, 0, 0,
+				  NULL));
+}
+
+/*
+ * Our kernel rejects two fields with the same name; upstream 6.12 does
+ * not check this.  EXPECTED TO FAIL ON UPSTREAM (improvement).
+ */
+TEST_F(reg, duplicate_field_name)
+{
+	EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, "uet_reg_dupf u32 a; u64 a",
+				  slot(self, 0), 4, 0, 0, NULL));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_reg_dupf"));
+}
+
+TEST_F(reg, all_types)
+{
+	static const char * const types[] = {
+		"s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64", "int",
+		"unsigned int", "short", "unsigned short", "char",
+		"unsigned char", "char[20]", "unsigned char[3]",
+		"__data_loc char[]", "__data_loc unsigned char[]",
+		"__rel_loc char[]", "__rel_loc unsigned char[]",
+		"struct mystruct 24",
+	};
+	char cmd[128], name[64];
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(types); i++) {
+		snprintf(name, sizeof(name), "uet_reg_type%d", i);
+		if (!strncmp(types[i], "struct ", 7))
+			snprintf(cmd, sizeof(cmd), "%s struct mystruct f 24", name);
+		else
+			snprintf(cmd, sizeof(cmd), "%s %s f", name, types[i]);
+
+		EXPECT_EQ(0, ue_track_reg(&self->t, cmd, slot(self, 0), 8, i,
+					  NULL))
+			TH_LOG("'%s'", cmd);
+		EXPECT_TRUE(ue_event_exists(UE_SYS, name));
+	}
+
+	/* And all of them in one event */
+	EXPECT_EQ(0, ue_track_reg(&self->t,
+				  "uet_reg_mixed s8 a; u16 b; s64 c; char[5] d; "
+				  "__data_loc char[] e; __rel_loc char[] f; "
+				  "struct foo g 12; unsigned int h",
+				  slot(self, 1), 4, 0, NULL));
+	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_reg_mixed"));
+}
+
+/* ---------------------------------------------------------------------
+ * Flags
+ */
+
+TEST_F(reg, persist_flag)
+{
+	int fd;
+
+	if (geteuid() != 0)
+		SKIP(return, "USER_EVENT_REG_PERSIST needs CAP_PERFMON");
+
+	fd = ue_open_data();
+	ASSERT_LE(0, fd);
+	ue_track_del(&self->t, "uet_reg_persist");
+
+	ASSERT_EQ(0, ue_reg(fd, "uet_reg_persist u32 a", slot(self, 0), 4, 0,
+			    USER_EVENT_REG_PERSIST, NULL));
+	ASSERT_EQ(0, ue_unreg(fd, slot(self, 0), 0));
+	close(fd);
+
+	/* Nothing references it any more, yet it stays around */
+	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_reg_persist"));
+
+	/* Registering it again, with or without the flag, reuses it */
+	EXPECT_EQ(0, ue_track_reg(&self->t, "uet_reg_persist u32 a",
+				  slot(self, 1), 4, 0, NULL));
+	EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, "uet_reg_persist u64 a",
+				      slot(self, 1), 4, 1, 0, NULL));
+}
+
+static int count_multi(const char *name, char *found, size_t len)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	size_t nlen = strlen(name);
+	int count = 0;
+	DIR *dir;
+
+	ue_tpath(path, sizeof(path), "events/%s", UE_SYS_MULTI);
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+
+	while ((de = readdir(dir))) {
+		const char *suffix = de->d_name + nlen;
+
+		if (strncmp(de->d_name, name, nlen) || suffix[0] != '.')
+			continue;
+		if (!suffix[1] || strspn(suffix + 1, "0123456789abcdefABCDEF") !=
+				  strlen(suffix + 1))
+			continue;
+
+		if (found)
+			snprintf(found, len, "%s", de->d_name);
+		count++;
+	}
+
+	closedir(dir);
+	return count;
+}
+
+TEST_F(reg, multi_format)
+{
+	__u16 multi = USER_EVENT_REG_MULTI_FORMAT;
+	__u32 a, b, c, single;
+	char tp[UE_NAME_MAX];
+
+	ASSERT_EQ(0, ue_track_reg_fd(&self->t, self->t.fd, "uet_reg_multi u32 a",
+				     slot(self, 0), 4, 0, multi, &a));
+	EXPECT_EQ(1, count_multi("uet_reg_multi", tp, sizeof(tp)));
+	EXPECT_TRUE(ue_event_exists(UE_SYS_MULTI, tp));
+	/* Multi-format events do not show up under the plain name */
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_reg_multi"));
+
+	/* A different format under the same name is a new tracepoint */
+	ASSERT_EQ(0, ue_track_reg_fd(&self->t, self->t.fd, "uet_reg_multi u64 b",
+				     slot(self, 0), 4, 1, multi, &b));
+	EXPECT_NE(a, b);
+	EXPECT_EQ(2, count_multi("uet_reg_multi", NULL, 0));
+
+	/* The same format maps to the same tracepoint again */
+	ASSERT_EQ(0, ue_track_reg_fd(&self->t, self->t.fd, "uet_reg_multi u32 a",
+				     slot(self, 0), 4, 2, multi, &c));
+	EXPECT_EQ(a, c);
+	EXPECT_EQ(2, count_multi("uet_reg_multi", NULL, 0));
+
+	/* Single-format events live in their own namespace */
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_multi u16 c", slot(self, 0),
+				  4, 3, &single));
+	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_reg_multi"));
+	EXPECT_NE(a, single);
+	EXPECT_NE(b, single);
+}
+
+/* ---------------------------------------------------------------------
+ * DIAG_IOCSDEL
+ */
+
+static int dyn_event_write(const char *cmd)
+{
+	char path[PATH_MAX];
+
+	ue_tpath(path, sizeof(path), "dynamic_events");
+	/* O_APPEND: a truncating open would wipe all dynamic events */
+	return ue_write_str(path, cmd, O_APPEND);
+}
+
+TEST_F(reg, del_unknown)
+{
+	EXPECT_EQ(-ENOENT, ue_del(self->t.fd, "uet_reg_never_existed"));
+	EXPECT_EQ(-ENOENT, ue_del_name("uet_reg_never_existed2"));
+}
+
+TEST_F(reg, del_busy_registered)
+{
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_delbusy u32 a",
+				  slot(self, 0), 4, 0, NULL));
+
+	/* Referenced by our file and our enabler */
+	EXPECT_EQ(-EBUSY, ue_del_name("uet_reg_delbusy"));
+	EXPECT_EQ(-EBUSY, ue_del(self->t.fd, "uet_reg_delbusy"));
+	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_reg_delbusy"));
+}
+
+TEST_F(reg, del_busy_ftrace)
+{
+	if (geteuid() != 0)
+		SKIP(return, "dynamic_events needs CAP_PERFMON");
+
+	ue_track_del(&self->t, "uet_reg_delftrace");
+	ASSERT_EQ(0, dyn_event_write("u:uet_reg_delftrace u32 a"));
+	ASSERT_TRUE(ue_event_exists(UE_SYS, "uet_reg_delftrace"));
+
+	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_reg_delftrace"));
+	EXPECT_EQ(-EBUSY, ue_del_name("uet_reg_delftrace"));
+
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_reg_delftrace", false));
+	EXPECT_EQ(0, ue_del_name("uet_reg_delftrace"));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_reg_delftrace"));
+}
+
+/* Events created through dynamic_events persist until deleted. */
+TEST_F(reg, del_dynamic_event)
+{
+	char path[PATH_MAX];
+	char *list;
+
+	if (geteuid() != 0)
+		SKIP(return, "dynamic_events needs CAP_PERFMON");
+
+	ue_track_del(&self->t, "uet_reg_dyn");
+	ASSERT_EQ(0, dyn_event_write("u:uet_reg_dyn u32 a; u64 b"));
+	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_reg_dyn"));
+
+	ue_tpath(path, sizeof(path), "dynamic_events");
+	list = ue_read_all(path);
+	ASSERT_NE(NULL, list);
+	EXPECT_NE(NULL, strstr(list, "u:uet_reg_dyn u32 a; u64 b"));
+	free(list);
+
+	/* ioctl registration of the same format shares the event */
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_dyn u32 a;u64 b",
+				  slot(self, 0), 4, 0, NULL));
+	EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, "uet_reg_dyn u32 a",
+				      slot(self, 0), 4, 1, 0, NULL));
+
+	/* In use, then unused: delete must work without any waiting */
+	ASSERT_EQ(0, dyn_event_write("u:uet_reg_dyn2 u32 a"));
+	ue_track_del(&self->t, "uet_reg_dyn2");
+	EXPECT_EQ(0, ue_del_name("uet_reg_dyn2"));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_reg_dyn2"));
+	EXPECT_EQ(-ENOENT, ue_del_name("uet_reg_dyn2"));
+}
+
+/*
+ * Deleting a persistent event right after its last user unregistered and
+ * closed.  Upstream drops the enabler's reference only after an RCU grace
+ * period, so DIAG_IOCSDEL may see EBUSY there.
+ * EXPECTED TO FAIL ON UPSTREAM (deferred deletion window).
+ */
+TEST_F(reg, del_persist_after_unreg)
+{
+	int fd;
+
+	if (geteuid() != 0)
+		SKIP(return, "USER_EVENT_REG_PERSIST needs CAP_PERFMON");
+
+	ue_track_del(&self->t, "uet_reg_delpersist");
+	fd = ue_open_data();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ue_reg(fd, "uet_reg_delpersist u32 a", slot(self, 0), 4, 0,
+			    USER_EVENT_REG_PERSIST, NULL));
+	ASSERT_EQ(0, ue_unreg(fd, slot(self, 0), 0));
+	close(fd);
+
+	EXPECT_EQ(0, ue_del_name("uet_reg_delpersist"));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_reg_delpersist"));
+}
+
+/*
+ * A non-persistent event whose last registration is gone: DIAG_IOCSDEL
+ * must not report EBUSY (the event is either deleted now, 0, or was
+ * already auto-deleted, ENOENT) and the event must be gone from tracefs.
+ * EXPECTED TO FAIL ON UPSTREAM (deferred deletion window).
+ */
+TEST_F(reg, del_after_last_ref)
+{
+	int fd, ret;
+
+	fd = ue_open_data();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ue_reg(fd, "uet_reg_dellast u32 a", slot(self, 0), 4, 0, 0,
+			    NULL));
+	ASSERT_EQ(0, ue_unreg(fd, slot(self, 0), 0));
+	close(fd);
+
+	ret = ue_del_name("uet_reg_dellast");
+	EXPECT_TRUE(ret == 0 || ret == -ENOENT) TH_LOG("DIAG_IOCSDEL: %d", ret);
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_reg_dellast"));
+}
+
+/*
+ * Re-registering a name with a different format right after the last
+ * reference to the old format went away must succeed.
+ * EXPECTED TO FAIL ON UPSTREAM (deferred deletion window -> EADDRINUSE).
+ */
+TEST_F(reg, rereg_new_format_after_last_ref)
+{
+	int fd;
+
+	fd = ue_open_data();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ue_reg(fd, "uet_reg_reformat u32 a", slot(self, 0), 4, 0, 0,
+			    NULL));
+	ASSERT_EQ(0, ue_unreg(fd, slot(self, 0), 0));
+	close(fd);
+
+	EXPECT_EQ(0, ue_track_reg(&self->t, "uet_reg_reformat u64 b; u32 c",
+				  slot(self, 0), 4, 0, NULL));
+}
+
+TEST_HARNESS_MAIN

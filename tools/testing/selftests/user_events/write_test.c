@@ -1,0 +1,466 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * user_events ABI: write()/writev() of [u32 write_index][payload] to
+ * user_events_data, payload validation and the resulting ftrace records.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include "../kselftest_harness.h"
+#include "ue_test_util.h"
+
+FIXTURE(wr) {
+	struct ue_track t;
+	char *page;
+};
+
+FIXTURE_SETUP(wr)
+{
+	if (!ue_available())
+		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
+
+	ASSERT_EQ(0, ue_track_init(&self->t));
+	self->page = ue_map_page(PROT_READ | PROT_WRITE);
+	ASSERT_NE(NULL, self->page);
+	memset(self->page, 0, getpagesize());
+	ASSERT_EQ(0, ue_tracing_on());
+	ASSERT_EQ(0, ue_trace_clear());
+}
+
+FIXTURE_TEARDOWN(wr)
+{
+	ue_track_cleanup(&self->t);
+	ue_trace_clear();
+	if (self->page)
+		munmap(self->page, getpagesize());
+}
+
+/* Enable word @n of the fixture page. */
+static uint32_t *word(FIXTURE_DATA(wr) *self, int n)
+{
+	return (uint32_t *)self->page + n;
+}
+
+/* Emit with a single write() of one contiguous buffer. */
+static ssize_t emit_flat(int fd, __u32 idx, const void *payload, size_t len)
+{
+	char buf[512];
+	ssize_t ret;
+
+	if (len + sizeof(idx) > sizeof(buf))
+		return -ENOSPC;
+
+	memcpy(buf, &idx, sizeof(idx));
+	memcpy(buf + sizeof(idx), payload, len);
+	ret = write(fd, buf, len + sizeof(idx));
+
+	return ret < 0 ? -errno : ret;
+}
+
+/* Register and enable via ftrace, waiting for the enable bit. */
+static int reg_enabled(FIXTURE_DATA(wr) *self, const char *cmd,
+		       const char *name, int n, __u32 *idx)
+{
+	int ret = ue_track_reg(&self->t, cmd, word(self, n), 4, 0, idx);
+
+	if (ret)
+		return ret;
+
+	ret = ue_track_enable(&self->t, UE_SYS, name);
+	if (ret)
+		return ret;
+
+	return ue_wait_bit(word(self, n), 4, 0, true) ? 0 : -ETIMEDOUT;
+}
+
+/*
+ * Does @line show @field with value @val?  Accepts decimal or 0x-hex
+ * directly after "field=".
+ */
+static bool shows_num(const char *line, const char *field,
+		      unsigned long long val)
+{
+	char key[64], dec[32], hex[32];
+	const char *pos;
+
+	snprintf(key, sizeof(key), " %s=", field);
+	pos = strstr(line, key);
+	if (!pos)
+		return false;
+	pos += strlen(key);
+
+	snprintf(dec, sizeof(dec), "%llu", val);
+	snprintf(hex, sizeof(hex), "0x%llx", val);
+
+	return !strncmp(pos, dec, strlen(dec)) || !strncmp(pos, hex, strlen(hex));
+}
+
+static bool shows_str(const char *line, const char *field, const char *str)
+{
+	char key[160];
+
+	snprintf(key, sizeof(key), " %s=%s", field, str);
+	return strstr(line, key) != NULL;
+}
+
+/* Count trace lines for event @name (matched as "name:"). */
+static int trace_count(const char *name, char *last, size_t len)
+{
+	char *text = ue_trace_read(), *line, *save, key[UE_NAME_MAX + 2];
+	int count = 0;
+
+	if (!text)
+		return -1;
+
+	snprintf(key, sizeof(key), "%s:", name);
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] == '#' || !strstr(line, key))
+			continue;
+		if (last)
+			snprintf(last, len, "%s", line);
+		count++;
+	}
+
+	free(text);
+	return count;
+}
+
+/* ---------------------------------------------------------------------
+ * Error paths
+ */
+
+TEST_F(wr, short_write)
+{
+	char buf[4] = { 0 };
+	__u32 idx;
+	int len;
+
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_wr_short", word(self, 0), 4, 0,
+				  &idx));
+	memcpy(buf, &idx, sizeof(idx));
+
+	for (len = 1; len < 4; len++) {
+		EXPECT_EQ(-1, write(self->t.fd, buf, len));
+		EXPECT_EQ(EFAULT, errno);
+	}
+
+	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_wr_short"));
+	ASSERT_TRUE(ue_wait_bit(word(self, 0), 4, 0, true));
+
+	for (len = 1; len < 4; len++) {
+		EXPECT_EQ(-1, write(self->t.fd, buf, len));
+		EXPECT_EQ(EFAULT, errno);
+	}
+
+	/* The full index alone is a valid write for a field-less event */
+	EXPECT_EQ(4, write(self->t.fd, buf, 4));
+}
+
+TEST_F(wr, negative_index)
+{
+	__u32 idx;
+	int val = 0;
+
+	ASSERT_EQ(0, reg_enabled(self, "uet_wr_neg u32 a", "uet_wr_neg", 0, &idx));
+
+	EXPECT_EQ(-EINVAL, ue_emit(self->t.fd, (__u32)-1, &val, sizeof(val)));
+	EXPECT_EQ(-EINVAL, ue_emit(self->t.fd, (__u32)INT_MIN, &val, sizeof(val)));
+	EXPECT_EQ(-EINVAL, emit_flat(self->t.fd, 0x80000000u, &val, sizeof(val)));
+}
+
+TEST_F(wr, unknown_index)
+{
+	__u32 idx;
+	int val = 0, fd2;
+
+	ASSERT_EQ(0, reg_enabled(self, "uet_wr_unk u32 a", "uet_wr_unk", 0, &idx));
+
+	EXPECT_EQ(-ENOENT, ue_emit(self->t.fd, idx + 1, &val, sizeof(val)));
+	EXPECT_EQ(-ENOENT, ue_emit(self->t.fd, 1000, &val, sizeof(val)));
+	EXPECT_EQ(-ENOENT, ue_emit(self->t.fd, INT_MAX, &val, sizeof(val)));
+
+	/* Write indexes belong to the file they were returned on */
+	fd2 = ue_open_data();
+	ASSERT_LE(0, fd2);
+	EXPECT_EQ(-ENOENT, ue_emit(fd2, idx, &val, sizeof(val)));
+	EXPECT_EQ(-ENOENT, ue_emit(fd2, 0, &val, sizeof(val)));
+	close(fd2);
+
+	EXPECT_EQ(0, trace_count("uet_wr_unk", NULL, 0));
+}
+
+TEST_F(wr, not_enabled)
+{
+	__u32 idx, val = 7;
+
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_wr_off u32 a", word(self, 0), 4,
+				  0, &idx));
+
+	EXPECT_EQ(-EBADF, ue_emit(self->t.fd, idx, &val, sizeof(val)));
+	EXPECT_EQ(-EBADF, emit_flat(self->t.fd, idx, &val, sizeof(val)));
+
+	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_wr_off"));
+	ASSERT_TRUE(ue_wait_bit(word(self, 0), 4, 0, true));
+	EXPECT_EQ(8, ue_emit(self->t.fd, idx, &val, sizeof(val)));
+
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_wr_off", false));
+	ASSERT_TRUE(ue_wait_bit(word(self, 0), 4, 0, false));
+	EXPECT_EQ(-EBADF, ue_emit(self->t.fd, idx, &val, sizeof(val)));
+}
+
+TEST_F(wr, payload_too_short)
+{
+	char payload[16] = { 0 };
+	__u32 idx;
+	int len;
+
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_wr_min u32 a; u64 b",
+				  word(self, 0), 4, 0, &idx));
+
+	/* The size check comes before the enabled check */
+	EXPECT_EQ(-EINVAL, ue_emit(self->t.fd, idx, payload, 11));
+
+	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_wr_min"));
+	ASSERT_TRUE(ue_wait_bit(word(self, 0), 4, 0, true));
+
+	for (len = 0; len < 12; len++) {
+		EXPECT_EQ(-EINVAL, ue_emit(self->t.fd, idx, payload, len))
+			TH_LOG("payload %d bytes", len);
+	}
+
+	EXPECT_EQ(0, trace_count("uet_wr_min", NULL, 0));
+
+	/* Exactly the fixed size, or more, is fine */
+	EXPECT_EQ(16, ue_emit(self->t.fd, idx, payload, 12));
+	EXPECT_EQ(20, emit_flat(self->t.fd, idx, payload, 16));
+	EXPECT_EQ(2, trace_count("uet_wr_min", NULL, 0));
+}
+
+/* ---------------------------------------------------------------------
+ * Successful writes
+ */
+
+TEST_F(wr, returns_total)
+{
+	__u32 idx, a = 1, b = 2, c = 3;
+	struct iovec io[4] = {
+		{ .iov_base = &idx, .iov_len = sizeof(idx) },
+		{ .iov_base = &a, .iov_len = sizeof(a) },
+		{ .iov_base = &b, .iov_len = sizeof(b) },
+		{ .iov_base = &c, .iov_len = sizeof(c) },
+	};
+	__u32 flat[3] = { 4, 5, 6 };
+
+	ASSERT_EQ(0, reg_enabled(self, "uet_wr_total u32 a; u32 b; u32 c",
+				 "uet_wr_total", 0, &idx));
+
+	EXPECT_EQ(16, writev(self->t.fd, io, 4));
+	EXPECT_EQ(16, emit_flat(self->t.fd, idx, flat, sizeof(flat)));
+	EXPECT_EQ(16, ue_emit(self->t.fd, idx, flat, sizeof(flat)));
+	EXPECT_EQ(3, trace_count("uet_wr_total", NULL, 0));
+}
+
+TEST_F(wr, no_fields)
+{
+	__u32 idx;
+	char junk[3] = "ab";
+
+	ASSERT_EQ(0, reg_enabled(self, "uet_wr_nof", "uet_wr_nof", 0, &idx));
+
+	EXPECT_EQ(4, ue_emit(self->t.fd, idx, NULL, 0));
+	/* Extra bytes for an event without fields are accepted */
+	EXPECT_EQ(7, ue_emit(self->t.fd, idx, junk, sizeof(junk)));
+	EXPECT_EQ(2, trace_count("uet_wr_nof", NULL, 0));
+}
+
+/* The write index stays valid on its file after DIAG_IOCSUNREG. */
+TEST_F(wr, write_after_unreg)
+{
+	__u32 idx, val = 0x12345;
+	char line[1024];
+
+	ASSERT_EQ(0, reg_enabled(self, "uet_wr_unreg u32 v", "uet_wr_unreg", 0,
+				 &idx));
+	ASSERT_EQ(0, ue_unreg(self->t.fd, word(self, 0), 0));
+	EXPECT_EQ(0, *word(self, 0));
+
+	EXPECT_EQ(8, ue_emit(self->t.fd, idx, &val, sizeof(val)));
+	ASSERT_EQ(1, trace_count("uet_wr_unreg", line, sizeof(line)));
+	EXPECT_TRUE(shows_num(line, "v", val)) TH_LOG("%s", line);
+}
+
+TEST_F(wr, ftrace_fields)
+{
+	const char *name = "uet_wr_out";
+	int base, off_a, off_b, off_c, off_d, off_e, len;
+	char payload[128], line[1024];
+	uint32_t a = 0x1234abcd;
+	uint64_t b = 0x1122334455667788ull;
+	__u32 idx, loc;
+	int end;
+
+	ASSERT_EQ(0, reg_enabled(self, "uet_wr_out u32 a; u64 b; char[8] c; "
+				 "__data_loc char[] d; __rel_loc char[] e",
+				 name, 0, &idx));
+
+	/* Lay the payload out as the format file describes it */
+	off_a = ue_field_offset(UE_SYS, name, "a");
+	off_b = ue_field_offset(UE_SYS, name, "b");
+	off_c = ue_field_offset(UE_SYS, name, "c");
+	off_d = ue_field_offset(UE_SYS, name, "d");
+	off_e = ue_field_offset(UE_SYS, name, "e");
+	ASSERT_GT(off_a, 0);
+	ASSERT_GT(off_b, off_a);
+	ASSERT_GT(off_c, off_b);
+	ASSERT_GT(off_d, off_c);
+	ASSERT_GT(off_e, off_d);
+	base = off_a;
+
+	memset(payload, 0, sizeof(payload));
+	memcpy(payload + off_a - base, &a, sizeof(a));
+	memcpy(payload + off_b - base, &b, sizeof(b));
+	memcpy(payload + off_c - base, "chars", 6);
+
+	/* Dynamic data follows the fixed fields */
+	end = off_e + 4 - base;
+	loc = DYN_LOC(base + end, 8);
+	memcpy(payload + off_d - base, &loc, sizeof(loc));
+	memcpy(payload + end, "dynamic", 8);
+	end += 8;
+
+	/* __rel_loc offsets are relative to the end of the field */
+	loc = DYN_LOC(base + end - (off_e + 4), 9);
+	memcpy(payload + off_e - base, &loc, sizeof(loc));
+	memcpy(payload + end, "relative", 9);
+	len = end + 9;
+
+	ASSERT_EQ(len + 4, ue_emit(self->t.fd, idx, payload, len));
+	ASSERT_EQ(1, trace_count(name, line, sizeof(line)));
+
+	EXPECT_TRUE(shows_num(line, "a", a)) TH_LOG("%s", line);
+	EXPECT_TRUE(shows_num(line, "b", b)) TH_LOG("%s", line);
+	EXPECT_TRUE(shows_str(line, "c", "chars")) TH_LOG("%s", line);
+	EXPECT_TRUE(shows_str(line, "d", "dynamic")) TH_LOG("%s", line);
+	EXPECT_TRUE(shows_str(line, "e", "relative")) TH_LOG("%s", line);
+}
+
+/* The payload may be split arbitrarily across iovecs. */
+TEST_F(wr, writev_split)
+{
+	const char *name = "uet_wr_split";
+	uint64_t x = 0xdeadbeefcafef00dull;
+	uint32_t y = 0x0badf00d;
+	char raw[12], line[1024];
+	__u32 idx;
+	struct iovec io[5] = {
+		{ .iov_base = &idx, .iov_len = sizeof(idx) },
+		{ .iov_base = raw, .iov_len = 3 },
+		{ .iov_base = raw + 3, .iov_len = 0 },
+		{ .iov_base = raw + 3, .iov_len = 6 },
+		{ .iov_base = raw + 9, .iov_len = 3 },
+	};
+
+	ASSERT_EQ(0, reg_enabled(self, "uet_wr_split u64 x; u32 y", name, 0,
+				 &idx));
+	ASSERT_EQ(8, ue_field_offset(UE_SYS, name, "y") -
+		     ue_field_offset(UE_SYS, name, "x"));
+
+	memcpy(raw, &x, 8);
+	memcpy(raw + 8, &y, 4);
+
+	EXPECT_EQ(16, writev(self->t.fd, io, 5));
+	ASSERT_EQ(1, trace_count(name, line, sizeof(line)));
+	EXPECT_TRUE(shows_num(line, "x", x)) TH_LOG("%s", line);
+	EXPECT_TRUE(shows_num(line, "y", y)) TH_LOG("%s", line);
+}
+
+/* ---------------------------------------------------------------------
+ * Dynamic string validation
+ */
+
+TEST_F(wr, data_loc_bounds)
+{
+	const char *name = "uet_wr_dl";
+	char payload[64], line[1024];
+	__u32 idx, loc;
+	int base;
+
+	ASSERT_EQ(0, reg_enabled(self, "uet_wr_dl __data_loc char[] s", name, 0,
+				 &idx));
+	base = ue_field_offset(UE_SYS, name, "s");
+	ASSERT_GT(base, 0);
+
+	/* [loc][string]: the string starts at record offset base + 4 */
+	memset(payload, 0, sizeof(payload));
+	memcpy(payload + 4, "hello", 6);
+
+	loc = DYN_LOC(base + 4 + 100, 6);	/* offset past the end */
+	memcpy(payload, &loc, 4);
+	EXPECT_EQ(-EFAULT, ue_emit(self->t.fd, idx, payload, 10));
+
+	loc = DYN_LOC(base + 4, 60);		/* length past the end */
+	memcpy(payload, &loc, 4);
+	EXPECT_EQ(-EFAULT, ue_emit(self->t.fd, idx, payload, 10));
+
+	loc = DYN_LOC(base + 5, 6);		/* one byte too far */
+	memcpy(payload, &loc, 4);
+	EXPECT_EQ(-EFAULT, ue_emit(self->t.fd, idx, payload, 10));
+
+	loc = DYN_LOC(base + 4, 5);		/* misses the NUL */
+	memcpy(payload, &loc, 4);
+	EXPECT_EQ(-EFAULT, ue_emit(self->t.fd, idx, payload, 10));
+
+	loc = DYN_LOC(base + 4, 6);		/* not NUL terminated */
+	memcpy(payload, &loc, 4);
+	memcpy(payload + 4, "hello!", 6);
+	EXPECT_EQ(-EFAULT, ue_emit(self->t.fd, idx, payload, 10));
+
+	/* Nothing of that must have been recorded */
+	EXPECT_EQ(0, trace_count(name, NULL, 0));
+
+	memcpy(payload + 4, "hello", 6);
+	EXPECT_EQ(14, ue_emit(self->t.fd, idx, payload, 10));
+	ASSERT_EQ(1, trace_count(name, line, sizeof(line)));
+	EXPECT_TRUE(shows_str(line, "s", "hello")) TH_LOG("%s", line);
+}
+
+TEST_F(wr, rel_loc_bounds)
+{
+	const char *name = "uet_wr_rl";
+	char payload[64], line[1024];
+	__u32 idx, loc;
+
+	ASSERT_EQ(0, reg_enabled(self, "uet_wr_rl __rel_loc char[] s", name, 0,
+				 &idx));
+
+	memset(payload, 0, sizeof(payload));
+	memcpy(payload + 4, "world", 6);
+
+	loc = DYN_LOC(1024, 6);			/* offset past the end */
+	memcpy(payload, &loc, 4);
+	EXPECT_EQ(-EFAULT, ue_emit(self->t.fd, idx, payload, 10));
+
+	loc = DYN_LOC(0, 7);			/* length past the end */
+	memcpy(payload, &loc, 4);
+	EXPECT_EQ(-EFAULT, ue_emit(self->t.fd, idx, payload, 10));
+
+	loc = DYN_LOC(1, 6);			/* one byte too far */
+	memcpy(payload, &loc, 4);
+	EXPECT_EQ(-EFAULT, ue_emit(self->t.fd, idx, payload, 10));
+
+	loc = DYN_LOC(0, 6);			/* not NUL terminated */
+	memcpy(payload, &loc, 4);
+	memcpy(payload + 4, "world!", 6);
+	EXPECT_EQ(-EFAULT, ue_emit(self->t.fd, idx, payload, 10));
+
+	EXPECT_EQ(0, trace_count(name, NULL, 0));
+
+	memcpy(payload + 4, "world", 6);
+	EXPECT_EQ(14, ue_emit(self->t.fd, idx, payload, 10));
+	ASSERT_EQ(1, trace_count(name, line, sizeof(line)));
+	EXPECT_TRUE(shows_str(line, "s", "world")) TH_LOG("%s", line);
+}
+
+TEST_HARNESS_MAIN
