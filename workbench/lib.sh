@@ -1,0 +1,298 @@
+# SPDX-License-Identifier: GPL-2.0
+# Common helpers for the user_events workbench.  Sourced, not executed.
+
+WB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$WB_DIR/.." && pwd)
+BUILD=$REPO/build
+PRISTINE=$BUILD/pristine
+TARBALL=${TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+KERNEL=${KERNEL:-test}
+NPROC=$(nproc)
+
+# Paths of the series overlaid from the repo onto build/src.
+SERIES_PATHS=(kernel/trace include/uapi/linux/user_events.h
+	      include/linux/user_events.h samples/user_events
+	      tools/testing/selftests/user_events
+	      Documentation/trace/user_events.rst)
+
+log() { printf '[wb] %s\n' "$*" >&2; }
+die() { printf '[wb] ERROR: %s\n' "$*" >&2; exit 1; }
+
+case $KERNEL in
+test|debug|upstream) ;;
+*) die "KERNEL must be test, debug or upstream (got '$KERNEL')" ;;
+esac
+
+OBJ=$BUILD/obj-$KERNEL
+if [ "$KERNEL" = upstream ]; then SRC=$BUILD/upstream; else SRC=$BUILD/src; fi
+
+# Install the Debian packages we need, only if some are missing.
+ensure_deps() {
+	local pkgs=(make gcc libc6-dev flex bison bc libelf-dev libssl-dev cpio
+		    kmod dwarves python3 xz-utils ccache qemu-system-x86
+		    linux-perf trace-cmd "$@")
+	local missing=() p
+	for p in "${pkgs[@]}"; do
+		dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+	done
+	[ -e "$TARBALL" ] || missing+=(linux-source-6.12)
+	[ ${#missing[@]} -eq 0 ] && return 0
+	log "installing missing packages: ${missing[*]}"
+	local sudo=
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	$sudo apt-get update
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y \
+		--no-install-recommends "${missing[@]}"
+}
+
+ensure_pristine() {
+	[ -f "$PRISTINE/Makefile" ] && return 0
+	log "extracting $TARBALL into $PRISTINE"
+	mkdir -p "$BUILD"
+	rm -rf "$BUILD/linux-source-6.12" "$PRISTINE"
+	tar -C "$BUILD" -xf "$TARBALL"
+	mv "$BUILD/linux-source-6.12" "$PRISTINE"
+}
+
+# Copy $1 to $2 only if the content differs (keeps mtimes => fast rebuilds).
+sync_file() {
+	if ! cmp -s "$1" "$2"; then
+		mkdir -p "$(dirname "$2")"
+		cp "$1" "$2"
+		return 0
+	fi
+	return 1
+}
+
+copy_tree() {	# $1 = destination
+	[ -f "$1/Makefile" ] && return 0
+	log "creating $1 from $PRISTINE"
+	rm -rf "$1.tmp"
+	cp -a "$PRISTINE" "$1.tmp"
+	mv "$1.tmp" "$1"
+}
+
+# Files under the series paths that exist in the repo (tracked or untracked
+# but not ignored), relative to the repo root.
+series_files() {
+	(cd "$REPO" && git ls-files -co --exclude-standard -- "${SERIES_PATHS[@]}" |
+		while read -r f; do [ -f "$f" ] && echo "$f"; done | sort -u)
+}
+
+# Upstream files the series replaces: removed from build/src unless the
+# repo provides a file at the same path.
+upstream_removed() {
+	(cd "$PRISTINE" && {
+		echo kernel/trace/trace_events_user.c
+		find tools/testing/selftests/user_events samples/user_events \
+			-type f 2>/dev/null
+	} | sort -u)
+}
+
+# Bring build/src up to date: patches, deletions, overlay.  Only files whose
+# content changes are touched.
+prepare_src() {
+	copy_tree "$SRC"
+	local state=$SRC/.wb
+	mkdir -p "$state"
+	local changed=0 f
+
+	# 1) patches: apply onto pristine copies in a scratch dir, then sync.
+	local tmp
+	tmp=$(mktemp -d)
+	local patched=()
+	for p in "$WB_DIR"/patches/*.patch; do
+		[ -e "$p" ] || continue
+		while read -r f; do patched+=("$f"); done < <(
+			sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$p")
+	done
+	for f in "${patched[@]}"; do
+		mkdir -p "$tmp/$(dirname "$f")"
+		cp "$PRISTINE/$f" "$tmp/$f"
+	done
+	for p in "$WB_DIR"/patches/*.patch; do
+		[ -e "$p" ] || continue
+		patch -s -p1 -d "$tmp" --no-backup-if-mismatch < "$p" ||
+			die "patch $(basename "$p") does not apply"
+	done
+	printf '%s\n' "${patched[@]}" | sort -u > "$state/patched.new"
+
+	# 2) overlay list
+	series_files > "$state/overlay.new"
+
+	# files no longer patched / overlaid: restore pristine or delete
+	local removed
+	removed=$(upstream_removed)
+	for kind in patched overlay; do
+		[ -f "$state/$kind" ] || continue
+		comm -23 "$state/$kind" <(sort -u "$state/patched.new" "$state/overlay.new") |
+		while read -r f; do
+			if [ -f "$PRISTINE/$f" ] && ! grep -qxF "$f" <<<"$removed"; then
+				sync_file "$PRISTINE/$f" "$SRC/$f" && log "restored $f"
+			else
+				rm -f "$SRC/$f" && log "removed $f"
+			fi
+		done
+	done
+
+	for f in "${patched[@]}"; do
+		grep -qxF "$f" "$state/overlay.new" && continue
+		sync_file "$tmp/$f" "$SRC/$f" && log "patched $f"
+	done
+	rm -rf "$tmp"
+
+	# 3) remove the upstream implementation/selftests we replace
+	while read -r f; do
+		grep -qxF "$f" "$state/overlay.new" && continue
+		[ -e "$SRC/$f" ] && rm -f "$SRC/$f" && log "deleted upstream $f"
+	done <<<"$removed"
+
+	# 4) overlay the series files from the repo
+	while read -r f; do
+		[ -n "$f" ] || continue
+		sync_file "$REPO/$f" "$SRC/$f" && log "updated $f"
+	done < "$state/overlay.new"
+
+	mv "$state/patched.new" "$state/patched"
+	mv "$state/overlay.new" "$state/overlay"
+}
+
+prepare_tree() {
+	ensure_pristine
+	if [ "$KERNEL" = upstream ]; then
+		copy_tree "$SRC"
+	else
+		prepare_src
+	fi
+}
+
+# The config fragment for $KERNEL (printed on stdout).
+fragment() {
+	case $KERNEL in
+	test) cat "$WB_DIR/config/test.config" ;;
+	debug) cat "$WB_DIR/config/test.config" "$WB_DIR/config/debug.config" ;;
+	upstream) grep -v 'USER_EVENTS_KUNIT_TEST' "$WB_DIR/config/test.config" ;;
+	esac
+	# EXTRA_CONFIG="CONFIG_FOO=y CONFIG_BAR=y" adds symbols (e.g. to try
+	# an existing KUnit suite).
+	local c
+	for c in ${EXTRA_CONFIG:-}; do echo "$c"; done
+}
+
+# Check that every line of the fragment made it into .config.
+verify_config() {
+	local frag=$1 cfg=$2 missing=() line sym
+	while IFS= read -r line; do
+		case $line in
+		CONFIG_*=*)
+			grep -qxF "$line" "$cfg" || missing+=("$line (got: $(grep -E "^(# )?${line%%=*}[= ]" "$cfg" || echo unset))")
+			;;
+		"# CONFIG_"*" is not set")
+			sym=${line#\# }; sym=${sym%% *}
+			grep -q "^$sym=" "$cfg" && missing+=("$line (got: $(grep "^$sym=" "$cfg"))")
+			;;
+		esac
+	done < "$frag"
+	if [ ${#missing[@]} -ne 0 ]; then
+		printf '[wb] config symbol not as requested: %s\n' "${missing[@]}" >&2
+		return 1
+	fi
+}
+
+kmake() {
+	local cc=gcc
+	command -v ccache >/dev/null && cc="ccache gcc"
+	make -C "$SRC" O="$OBJ" ARCH=x86_64 CC="$cc" -j"$NPROC" ${KMAKE_FLAGS:-} "$@"
+}
+
+configure() {
+	mkdir -p "$OBJ"
+	local frag=$OBJ/.wb-fragment
+	fragment > "$frag.new"
+	if [ -f "$OBJ/.config" ] && cmp -s "$frag.new" "$frag"; then
+		rm -f "$frag.new"
+		return 0
+	fi
+	log "configuring $OBJ (tinyconfig + fragment)"
+	kmake -s tinyconfig
+	(cd "$OBJ" && "$SRC/scripts/kconfig/merge_config.sh" -m -O "$OBJ" \
+		"$OBJ/.config" "$frag.new" >/dev/null)
+	kmake -s olddefconfig
+	verify_config "$frag.new" "$OBJ/.config" || die "config check failed"
+	mv "$frag.new" "$frag"
+}
+
+# Build kernel + headers, serialized with a lock (one kernel build at a time).
+build_kernel() {
+	mkdir -p "$BUILD"
+	exec 9>"$BUILD/.build.lock"
+	if ! flock -n 9; then
+		log "waiting for another kernel build (lock $BUILD/.build.lock)"
+		flock 9
+	fi
+	prepare_tree
+	configure
+	log "building $KERNEL kernel in $OBJ"
+	kmake -s bzImage
+	kmake -s headers_install INSTALL_HDR_PATH="$OBJ/usr" >/dev/null
+	verify_config "$OBJ/.wb-fragment" "$OBJ/.config" || die "config check failed"
+	exec 9>&-
+}
+
+# Host-side userspace builds against the installed headers.
+build_sample() {
+	mkdir -p "$OBJ/samples"
+	gcc -O2 -Wall -Wextra -isystem "$OBJ/usr/include" \
+		-o "$OBJ/samples/example" "$REPO/samples/user_events/example.c"
+}
+
+# Selftest sources: SELFTESTS=dir overrides (default: the series' dir).
+selftest_src() {
+	if [ -n "${SELFTESTS:-}" ]; then
+		(cd "$SELFTESTS" && pwd)
+	else
+		[ -f "$BUILD/src/Makefile" ] || (KERNEL=test; prepare_src)
+		echo "$BUILD/src/tools/testing/selftests/user_events"
+	fi
+}
+
+build_selftests() {
+	local dir out
+	dir=$(selftest_src)
+	out=$OBJ/selftests
+	rm -rf "$out"
+	mkdir -p "$out"
+	local inc="-isystem $OBJ/usr/include"
+	# the harness: series tree, else pristine
+	local harness=$BUILD/src/tools/testing/selftests
+	[ -f "$harness/kselftest_harness.h" ] || harness=$PRISTINE/tools/testing/selftests
+	[ -d "$dir" ] || { log "no selftests dir $dir"; return 0; }
+	if [ -f "$dir/Makefile" ] && [ -f "$dir/../lib.mk" ]; then
+		log "building selftests with $dir/Makefile"
+		if ! make -s -C "$dir" OUTPUT="$out" KHDR_INCLUDES="$inc" \
+			CC=gcc > "$out/build.log" 2>&1; then
+			cat "$out/build.log" >&2
+			die "selftests build failed"
+		fi
+	else
+		# the tests do #include "../kselftest_harness.h": give them a
+		# directory whose parent holds the harness headers.
+		local hinc=$OBJ/selftests-inc
+		rm -rf "$hinc"; mkdir -p "$hinc/sub"
+		ln -s "$harness"/*.h "$hinc/"
+		inc="$inc -I $hinc/sub"
+		local c
+		for c in "$dir"/*.c; do
+			[ -e "$c" ] || continue
+			if ! gcc -g -Wall $inc -I "$dir" \
+				-Wl,-no-as-needed -o "$out/$(basename "$c" .c)" \
+				"$c" -lpthread -lrt -lm >> "$out/build.log" 2>&1; then
+				cat "$out/build.log" >&2
+				die "selftest $c failed to build"
+			fi
+		done
+	fi
+	# whatever was built: executables directly in $out
+	find "$out" -maxdepth 1 -type f -perm -u+x -printf '%f\n' | sort > "$out/.list"
+	log "selftests: $(tr '\n' ' ' < "$out/.list")(warnings: $(grep -c 'warning:' "$out/build.log" || true), see $out/build.log)"
+}
