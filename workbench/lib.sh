@@ -29,7 +29,7 @@ if [ "$KERNEL" = upstream ]; then SRC=$BUILD/upstream; else SRC=$BUILD/src; fi
 # Install the Debian packages we need, only if some are missing.
 ensure_deps() {
 	local pkgs=(make gcc libc6-dev flex bison bc libelf-dev libssl-dev cpio
-		    kmod dwarves python3 xz-utils ccache qemu-system-x86
+		    kmod dwarves python3 xz-utils ccache qemu-system-x86 patch git
 		    linux-perf trace-cmd "$@")
 	local missing=() p
 	for p in "${pkgs[@]}"; do
@@ -75,8 +75,12 @@ copy_tree() {	# $1 = destination
 # Files under the series paths that exist in the repo (tracked or untracked
 # but not ignored), relative to the repo root.
 series_files() {
-	(cd "$REPO" && git ls-files -co --exclude-standard -- "${SERIES_PATHS[@]}" |
-		while read -r f; do [ -f "$f" ] && echo "$f"; done | sort -u)
+	(cd "$REPO" &&
+	 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		git ls-files -co --exclude-standard -- "${SERIES_PATHS[@]}"
+	 else
+		find "${SERIES_PATHS[@]}" -type f 2>/dev/null
+	 fi | while read -r f; do [ -f "$f" ] && echo "$f"; done | sort -u)
 }
 
 # Upstream files the series replaces: removed from build/src unless the

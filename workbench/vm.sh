@@ -78,6 +78,7 @@ WATCH_PID=$!
 timeout -k 10 "$TIMEOUT" "${qemu[@]}" < /dev/null
 qrc=$?
 kill "$WATCH_PID" 2>/dev/null
+wait "$WATCH_PID" 2>/dev/null
 end=$(date +%s.%N)
 sleep 0.3
 [ -n "${TAIL_PID:-}" ] && kill "$TAIL_PID" 2>/dev/null
