@@ -10,7 +10,7 @@ build_kernel
 build_selftests
 build_sample
 
-RES=$OBJ/check
+RES=${CHECK_RESULTS:-$OBJ/check}
 expect=(--expect-selftests)
 grep -q '^CONFIG_USER_EVENTS_KUNIT_TEST=y' "$OBJ/.config" && expect+=(--expect-kunit)
 set +e
