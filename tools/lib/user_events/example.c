@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libuser_events example: a request handler that reports each request as
+ * the user event "lib_example u32 id; u64 bytes; __rel_loc char[] path"
+ * when (and only when) a tracer is listening.
+ *
+ * Usage: example [-n COUNT] [-w]
+ *   -n COUNT  handle COUNT requests (default 10)
+ *   -w        wait (up to 60 s) until a tracer enables the event
+ *
+ * Try:
+ *   echo 1 > /sys/kernel/tracing/events/user_events/lib_example/enable
+ * while "example -w -n 5" waits, then read /sys/kernel/tracing/trace.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "user_events.h"
+
+#define NFIELDS 3
+
+static const struct ue_field fields[NFIELDS] = {
+	{ .name = "id", .type = UE_TYPE_U32 },
+	{ .name = "bytes", .type = UE_TYPE_U64 },
+	{ .name = "path", .type = UE_TYPE_STRING },
+};
+
+static void print_help(FILE *out)
+{
+	fprintf(out, "usage: example [-n COUNT] [-w]\n");
+}
+
+static int wait_enabled(const struct ue_event *ev)
+{
+	time_t end = time(NULL) + 60;
+
+	while (!ue_enabled(ev)) {
+		if (time(NULL) > end)
+			return -ETIMEDOUT;
+		sched_yield();
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct ue_session *s;
+	struct ue_event *ev;
+	int count = 10, wait = 0, opt, i, ret;
+	char path[64];
+
+	while ((opt = getopt(argc, argv, "n:wh")) != -1) {
+		switch (opt) {
+		case 'n':
+			count = atoi(optarg);
+			break;
+		case 'w':
+			wait = 1;
+			break;
+		case 'h':
+			print_help(stdout);
+			return 0;
+		default:
+			print_help(stderr);
+			return 2;
+		}
+	}
+
+	ret = ue_session_open(NULL, &s);
+	if (ret) {
+		fprintf(stderr, "user_events: %s\n", strerror(-ret));
+		return 1;
+	}
+	ret = ue_register_fields(s, "lib_example", fields, NFIELDS, 0, &ev);
+	if (ret) {
+		fprintf(stderr, "register: %s\n", strerror(-ret));
+		ue_session_close(s);
+		return 1;
+	}
+
+	if (wait && wait_enabled(ev))
+		fprintf(stderr, "nobody enabled lib_example\n");
+
+	for (i = 0; i < count; i++) {
+		/* The work below is only done while someone traces. */
+		if (!ue_enabled(ev))
+			continue;
+		snprintf(path, sizeof(path), "/request/%d", i);
+		ret = ue_write(ev, (unsigned int)i, (uint64_t)i * 512, path);
+		if (ret && ret != -EBADF)
+			fprintf(stderr, "write: %s\n", strerror(-ret));
+	}
+
+	ue_session_close(s);
+	return 0;
+}

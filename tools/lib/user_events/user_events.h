@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libuser_events: define, enable-check and write Linux user_events.
+ *
+ * A program opens a session (one file descriptor on user_events_data in
+ * tracefs), registers events from a command string or a field list, tests
+ * ue_enabled() before doing any work for an event, and writes events with
+ * typed values.  See user_events(3).
+ *
+ * ABI: handles are opaque except for the first bytes of every event
+ * handle, struct ue_event_head, which the inline ue_enabled() reads.  The
+ * value types struct ue_field and struct ue_value are plain C layouts that
+ * will not change within soname libuser_events.so.1.
+ */
+#ifndef _USER_EVENTS_LIB_H
+#define _USER_EVENTS_LIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Version of struct ue_event_head, stored in its @abi member. */
+#define UE_EVENT_ABI		1
+
+/* Registration flags (ue_register(), ue_register_fields()). */
+/* Keep the event after the last user is gone (needs CAP_PERFMON). */
+#define UE_FLAG_PERSIST		0x1U
+/* Allow several formats per name (system user_events_multi). */
+#define UE_FLAG_MULTI_FORMAT	0x2U
+/* Fail instead of retrying without flags the kernel does not know. */
+#define UE_FLAG_STRICT		0x10000U
+
+/**
+ * DOC: Handles
+ *
+ * struct ue_session is an open user_events_data file and its events.  It
+ * is opaque; ue_session_open() creates it, ue_session_close() destroys it.
+ *
+ * struct ue_event is a registered event.  It is opaque, except that it
+ * starts with a &struct ue_event_head.  ue_register() or
+ * ue_register_fields() create it, ue_event_close() or ue_session_close()
+ * destroy it.
+ */
+struct ue_session;
+struct ue_event;
+
+/**
+ * struct ue_event_head - the public, stable start of every &struct ue_event
+ * @enabled: nonzero while at least one tracer (ftrace, perf, BPF, a hist
+ *	trigger...) has the event enabled.  The kernel writes this word
+ *	itself (it is the registration's enable address, bit 0); the library
+ *	never does.  Read it with ue_enabled().
+ * @abi: %UE_EVENT_ABI of the library that created the event.
+ *
+ * A pointer to a &struct ue_event may be converted to a pointer to this
+ * structure; nothing else of the event is public.
+ */
+struct ue_event_head {
+	uint32_t enabled;
+	uint32_t abi;
+};
+
+/**
+ * ue_enabled() - is the event being traced?
+ * @e: the event
+ *
+ * One load and one test, no call: put it in front of any work needed only
+ * to write the event.  A stale answer is harmless (the write then fails
+ * with -EBADF, or an event is skipped while a tracer attaches).
+ *
+ * Return: true while a tracer has the event enabled.
+ */
+static inline bool ue_enabled(const struct ue_event *e)
+{
+	const struct ue_event_head *h = (const struct ue_event_head *)(const void *)e;
+
+	/* GCC and Clang, C and C++: a plain load the compiler cannot cache */
+	return __atomic_load_n(&h->enabled, __ATOMIC_RELAXED) != 0;
+}
+
+/**
+ * enum ue_type - field types of ue_register_fields()
+ * @UE_TYPE_U8: u8
+ * @UE_TYPE_S8: s8
+ * @UE_TYPE_U16: u16
+ * @UE_TYPE_S16: s16
+ * @UE_TYPE_U32: u32
+ * @UE_TYPE_S32: s32
+ * @UE_TYPE_U64: u64
+ * @UE_TYPE_S64: s64
+ * @UE_TYPE_CHAR_ARRAY: char[size], a fixed-size string
+ * @UE_TYPE_BYTE_ARRAY: unsigned char[size], fixed-size bytes
+ * @UE_TYPE_STRING: __rel_loc char[], a variable-length string
+ * @UE_TYPE_DATA_LOC_STRING: __data_loc char[], a variable-length string
+ * @UE_TYPE_BLOB: __rel_loc unsigned char[], variable-length bytes
+ * @UE_TYPE_STRUCT: struct tag name size, @size opaque bytes
+ */
+enum ue_type {
+	UE_TYPE_U8 = 1,
+	UE_TYPE_S8,
+	UE_TYPE_U16,
+	UE_TYPE_S16,
+	UE_TYPE_U32,
+	UE_TYPE_S32,
+	UE_TYPE_U64,
+	UE_TYPE_S64,
+	UE_TYPE_CHAR_ARRAY,
+	UE_TYPE_BYTE_ARRAY,
+	UE_TYPE_STRING,
+	UE_TYPE_DATA_LOC_STRING,
+	UE_TYPE_BLOB,
+	UE_TYPE_STRUCT,
+};
+
+/**
+ * struct ue_field - one field of ue_register_fields()
+ * @name: field name, [A-Za-z_][A-Za-z0-9_]*
+ * @type: an &enum ue_type
+ * @size: bytes of %UE_TYPE_CHAR_ARRAY, %UE_TYPE_BYTE_ARRAY and
+ *	%UE_TYPE_STRUCT fields; 0 for the others
+ * @tag: struct tag of %UE_TYPE_STRUCT fields (NULL: the field name)
+ */
+struct ue_field {
+	const char *name;
+	uint32_t type;
+	uint32_t size;
+	const char *tag;
+};
+
+/**
+ * struct ue_value - the value of one field for ue_write_values()
+ * @u: unsigned integer fields
+ * @s: signed integer fields
+ * @p: fixed arrays, structs, strings (NUL-terminated) and blobs
+ * @len: bytes at @p for blob fields (__data_loc/__rel_loc unsigned
+ *	char[]); ignored for every other field
+ */
+struct ue_value {
+	union {
+		uint64_t u;
+		int64_t s;
+		const void *p;
+	};
+	uint64_t len;
+};
+
+/**
+ * ue_find_tracefs() - locate the tracefs mount
+ * @buf: receives the directory
+ * @len: size of @buf
+ *
+ * Scans /proc/mounts: the first tracefs mount that offers user_events_data,
+ * else the first tracefs mount, else "tracing" below a debugfs mount.
+ * Mount points with escaped characters (spaces...) are handled.
+ *
+ * Return: 0, -ENOENT when nothing was found, -ENAMETOOLONG when @buf is
+ * too small, or another negative errno.
+ */
+int ue_find_tracefs(char *buf, size_t len);
+
+/**
+ * ue_session_open() - open user_events_data
+ * @tracefs: tracefs directory, or NULL to use ue_find_tracefs()
+ * @out: receives the session
+ *
+ * The file is opened close-on-exec.  A session may be used by many
+ * threads; it survives fork() (see ue_register()).
+ *
+ * Return: 0 or a negative errno (-ENOENT: no user_events in this kernel).
+ */
+int ue_session_open(const char *tracefs, struct ue_session **out);
+
+/**
+ * ue_session_close() - close a session
+ * @s: the session (NULL is ignored)
+ *
+ * Unregisters and frees every event still registered on @s, then closes
+ * the file.  Events nobody else uses (and that do not persist) are
+ * removed by the kernel at once.
+ */
+void ue_session_close(struct ue_session *s);
+
+/**
+ * ue_session_tracefs() - the tracefs directory of a session
+ * @s: the session
+ *
+ * Return: the directory, valid until ue_session_close().
+ */
+const char *ue_session_tracefs(const struct ue_session *s);
+
+/**
+ * ue_session_fd() - the user_events_data file descriptor of a session
+ * @s: the session
+ *
+ * Return: the descriptor, owned by the session.
+ */
+int ue_session_fd(const struct ue_session *s);
+
+/**
+ * ue_register() - register an event from a command string
+ * @s: the session
+ * @command: "name[ field[; field]...]", e.g. "req u32 id; __rel_loc char[] url"
+ * @flags: %UE_FLAG_PERSIST, %UE_FLAG_MULTI_FORMAT, %UE_FLAG_STRICT
+ * @out: receives the event
+ *
+ * If the kernel rejects the registration with EINVAL while flags are set
+ * and %UE_FLAG_STRICT is not, it is retried without
+ * %UE_FLAG_MULTI_FORMAT, then without any flag (kernels before 6.10 / 6.6
+ * do not know them); ue_event_dropped_flags() reports what was dropped.
+ *
+ * Registrations are made under a library-wide mutex; writes take no lock.
+ * After fork() the child has its own copy of every registration (the
+ * kernel duplicates them into the child's address space, and the handles
+ * live in memory the child also got a copy of): the child may test,
+ * write and close the events it inherited without affecting the parent.
+ *
+ * Return: 0, -EINVAL (bad command or flags), -EADDRINUSE (the name exists
+ * with other fields), -EPERM (%UE_FLAG_PERSIST without CAP_PERFMON),
+ * -ENOMEM, or another negative errno from the kernel.
+ */
+int ue_register(struct ue_session *s, const char *command, unsigned int flags,
+		struct ue_event **out);
+
+/**
+ * ue_format_command() - build the command string of a field list
+ * @buf: receives the command (may be NULL when @len is 0)
+ * @len: size of @buf
+ * @name: event name
+ * @fields: the fields
+ * @nfields: number of @fields
+ *
+ * Return: the length of the command without its NUL (as snprintf(); the
+ * command was truncated if it is >= @len), or -EINVAL for an unknown type
+ * or a missing size or name.
+ */
+int ue_format_command(char *buf, size_t len, const char *name,
+		      const struct ue_field *fields, unsigned int nfields);
+
+/**
+ * ue_register_fields() - register an event from a field list
+ * @s: the session
+ * @name: event name
+ * @fields: the fields, in payload order
+ * @nfields: number of @fields (0..64)
+ * @flags: as for ue_register()
+ * @out: receives the event
+ *
+ * Return: as ue_register().
+ */
+int ue_register_fields(struct ue_session *s, const char *name,
+		       const struct ue_field *fields, unsigned int nfields,
+		       unsigned int flags, struct ue_event **out);
+
+/**
+ * ue_event_close() - unregister and free an event
+ * @e: the event (NULL is ignored)
+ *
+ * The kernel stops updating the enable word; the handle is freed.  The
+ * event itself goes away once its last user (this session's file
+ * included) is gone, unless it persists.
+ *
+ * Return: 0, or the negative errno of the unregistration (the handle is
+ * freed anyway).
+ */
+int ue_event_close(struct ue_event *e);
+
+/**
+ * ue_event_name() - the name the event was registered with
+ * @e: the event
+ *
+ * Return: the name (without any multi-format suffix).
+ */
+const char *ue_event_name(const struct ue_event *e);
+
+/**
+ * ue_event_flags() - the registration flags in effect
+ * @e: the event
+ *
+ * Return: the %UE_FLAG_* values the kernel accepted.
+ */
+unsigned int ue_event_flags(const struct ue_event *e);
+
+/**
+ * ue_event_dropped_flags() - flags dropped to register on an older kernel
+ * @e: the event
+ *
+ * Return: the requested %UE_FLAG_* values that were not applied.
+ */
+unsigned int ue_event_dropped_flags(const struct ue_event *e);
+
+/**
+ * ue_event_write_index() - the kernel's write index of the event
+ * @e: the event
+ *
+ * Return: the index that prefixes the event's payloads on the session fd.
+ */
+uint32_t ue_event_write_index(const struct ue_event *e);
+
+/**
+ * ue_event_field_count() - number of fields of the event
+ * @e: the event
+ *
+ * Return: the number of fields, i.e. of values ue_write_values() takes.
+ */
+unsigned int ue_event_field_count(const struct ue_event *e);
+
+/**
+ * ue_event_tracepoint() - "system/name" of the event in tracefs
+ * @e: the event
+ * @buf: receives the text
+ * @len: size of @buf
+ *
+ * For a multi-format event the versioned name (name.<hex id>) is found by
+ * comparing the format files of user_events_multi with the event's fields.
+ *
+ * Return: the length of the text, -ENOENT, -ENAMETOOLONG or another
+ * negative errno.
+ */
+int ue_event_tracepoint(const struct ue_event *e, char *buf, size_t len);
+
+/**
+ * ue_event_trace_id() - the trace event id (perf_event_attr.config)
+ * @e: the event
+ *
+ * Return: the id (> 0), or a negative errno.
+ */
+int ue_event_trace_id(const struct ue_event *e);
+
+/**
+ * ue_write() - write an event, values as arguments
+ * @e: the event
+ * @...: one argument per field, in order: an int or unsigned int for
+ *	1-, 2- and 4-byte integers, an int64_t or uint64_t for 8-byte
+ *	integers, a const char * string for char[N] (truncated to N - 1
+ *	bytes, NUL padded) and string fields, a const void * for unsigned
+ *	char[N] and struct fields (exactly their size is read), and a
+ *	const void * followed by a size_t for blob fields
+ *
+ * One writev(), no allocation, no lock.
+ *
+ * Return: 0, -EBADF when no tracer is attached, -E2BIG when the payload is
+ * too large, or another negative errno.
+ */
+int ue_write(const struct ue_event *e, ...);
+
+/**
+ * ue_write_values() - write an event, values as an array
+ * @e: the event
+ * @vals: one value per field (see &struct ue_value)
+ * @nvals: number of @vals; must equal ue_event_field_count()
+ *
+ * Return: as ue_write(); -EINVAL when @nvals is wrong.
+ */
+int ue_write_values(const struct ue_event *e, const struct ue_value *vals,
+		    unsigned int nvals);
+
+/**
+ * ue_write_raw() - write a payload prepared by the caller
+ * @e: the event
+ * @iov: the payload (without the write index)
+ * @iovcnt: number of @iov, at most 1023
+ *
+ * __data_loc offsets count from the start of the trace record, whose
+ * common fields take 8 bytes before the payload; __rel_loc offsets count
+ * from the end of the location word.
+ *
+ * Return: as ue_write().
+ */
+int ue_write_raw(const struct ue_event *e, const struct iovec *iov,
+		 unsigned int iovcnt);
+
+/**
+ * ue_delete() - delete an event by name
+ * @s: the session
+ * @name: the event name (for multi-format events: every version)
+ *
+ * Meant for persistent events.  Uses a private file descriptor.  Note
+ * that a session's file keeps a reference to every event registered
+ * through it until ue_session_close(), even after ue_event_close(): delete
+ * an event from another session, or after closing the one that used it.
+ *
+ * Return: 0, -ENOENT, -EBUSY (still in use) or another negative errno.
+ */
+int ue_delete(struct ue_session *s, const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* _USER_EVENTS_LIB_H */

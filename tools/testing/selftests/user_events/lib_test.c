@@ -1,0 +1,837 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libuser_events (tools/lib/user_events): every public function, its
+ * error paths, the flag fallback for older kernels, fork and threads.
+ *
+ * The library source is compiled into this test directly, so the tests
+ * can also reach its internals (mount table parser, registration ioctl).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <pthread.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "../kselftest_harness.h"
+#include "ue_test_util.h"
+#include "../../../lib/user_events/user_events.c"
+
+#define LIB_MNT		"/tmp/uet lib mnt"
+#define LIB_MOUNTS	"/tmp/uet_lib_mounts"
+#define THREADS		8
+#define THREAD_WRITES	50
+#define THREAD_EVENTS	4
+
+FIXTURE(lib) {
+	struct ue_session *s;
+	struct ue_track t;
+};
+
+FIXTURE_SETUP(lib)
+{
+	self->s = NULL;
+	self->t.fd = -1;
+	if (!ue_available())
+		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
+	ASSERT_EQ(0, ue_track_init(&self->t));
+	ASSERT_EQ(0, ue_session_open(NULL, &self->s));
+	ASSERT_EQ(0, ue_tracing_on());
+	ASSERT_EQ(0, ue_trace_clear());
+}
+
+FIXTURE_TEARDOWN(lib)
+{
+	ue_track_cleanup(&self->t);
+	ue_session_close(self->s);
+	unlink(LIB_MOUNTS);
+}
+
+/* Enable @name (system user_events) and wait for the handle's word. */
+static bool enable_and_wait(struct ue_track *t, const char *sys,
+			    const char *name, const struct ue_event *e)
+{
+	struct timespec start;
+
+	if (ue_track_enable(t, sys, name))
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (!ue_enabled(e)) {
+		if (ue_elapsed(&start) > UE_WAIT_SECS)
+			return false;
+		sched_yield();
+	}
+	return true;
+}
+
+static bool wait_disabled(const struct ue_event *e)
+{
+	struct timespec start;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (ue_enabled(e)) {
+		if (ue_elapsed(&start) > UE_WAIT_SECS)
+			return false;
+		sched_yield();
+	}
+	return true;
+}
+
+/* Occurrences of @needle in the trace buffer. */
+static int trace_count(const char *needle)
+{
+	char *text = ue_trace_read(), *p;
+	int n = 0;
+
+	if (!text)
+		return -1;
+	for (p = strstr(text, needle); p; p = strstr(p + 1, needle))
+		n++;
+	free(text);
+	return n;
+}
+
+static int write_mounts(const char *text)
+{
+	unlink(LIB_MOUNTS);
+	return ue_write_str(LIB_MOUNTS, text, O_CREAT | O_TRUNC);
+}
+
+/* --------------------------------------------------------------------- */
+
+TEST_F(lib, find_tracefs)
+{
+	char buf[PATH_MAX], tiny[4];
+
+	ASSERT_EQ(0, ue_find_tracefs(buf, sizeof(buf)));
+	EXPECT_TRUE(ue_has_data_file(buf)) TH_LOG("found %s", buf);
+	EXPECT_STREQ(ue_tracefs(), buf);
+	EXPECT_EQ(-ENAMETOOLONG, ue_find_tracefs(tiny, sizeof(tiny)));
+	EXPECT_EQ(-EINVAL, ue_find_tracefs(NULL, 10));
+	EXPECT_EQ(-EINVAL, ue_find_tracefs(buf, 0));
+}
+
+/* The /proc/mounts parser on made-up tables. */
+TEST_F(lib, find_tracefs_parser)
+{
+	char buf[PATH_MAX], text[PATH_MAX * 2];
+	struct stat st;
+
+	ASSERT_EQ(0, write_mounts(""));
+	EXPECT_EQ(-ENOENT, uel_find_tracefs_in(LIB_MOUNTS, buf, sizeof(buf)));
+	EXPECT_EQ(-ENOENT, uel_find_tracefs_in("/tmp/uet_lib_none", buf,
+					       sizeof(buf)));
+
+	/* a tracefs without user_events_data is the fallback only */
+	snprintf(text, sizeof(text),
+		 "proc /proc proc rw 0 0\n"
+		 "none /no/such\\040dir tracefs rw 0 0\n"
+		 "tracefs %s tracefs rw,relatime 0 0\n", ue_tracefs());
+	ASSERT_EQ(0, write_mounts(text));
+	ASSERT_EQ(0, uel_find_tracefs_in(LIB_MOUNTS, buf, sizeof(buf)));
+	EXPECT_STREQ(ue_tracefs(), buf);
+
+	ASSERT_EQ(0, write_mounts("none /no/such\\040dir tracefs rw 0 0\n"));
+	ASSERT_EQ(0, uel_find_tracefs_in(LIB_MOUNTS, buf, sizeof(buf)));
+	EXPECT_STREQ("/no/such dir", buf);
+
+	/* no tracefs: debugfs/tracing, if the kernel provides it */
+	ASSERT_EQ(0, write_mounts("debugfs /sys/kernel/debug debugfs rw 0 0\n"));
+	if (stat("/sys/kernel/debug/tracing", &st) == 0) {
+		ASSERT_EQ(0, uel_find_tracefs_in(LIB_MOUNTS, buf, sizeof(buf)));
+		EXPECT_STREQ("/sys/kernel/debug/tracing", buf);
+	} else {
+		EXPECT_EQ(-ENOENT, uel_find_tracefs_in(LIB_MOUNTS, buf,
+						       sizeof(buf)));
+	}
+	ASSERT_EQ(0, write_mounts("debugfs /no/debug debugfs rw 0 0\n"));
+	EXPECT_EQ(-ENOENT, uel_find_tracefs_in(LIB_MOUNTS, buf, sizeof(buf)));
+}
+
+/* A second tracefs mount at a path with spaces. */
+TEST_F(lib, non_default_mount)
+{
+	char buf[PATH_MAX], text[PATH_MAX];
+	struct ue_session *s2 = NULL;
+	struct ue_event *e = NULL;
+
+	mkdir(LIB_MNT, 0755);
+	if (mount("nodev", LIB_MNT, "tracefs", 0, NULL)) {
+		rmdir(LIB_MNT);
+		SKIP(return, "cannot mount tracefs: %s", strerror(errno));
+	}
+
+	EXPECT_EQ(0, ue_session_open(LIB_MNT, &s2));
+	if (s2) {
+		EXPECT_STREQ(LIB_MNT, ue_session_tracefs(s2));
+		EXPECT_EQ(0, ue_register(s2, "uet_lib_mnt u32 a", 0, &e));
+		/* the same tracefs instance, seen through both mounts */
+		EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_lib_mnt"));
+		if (e)
+			EXPECT_EQ(ue_event_id(UE_SYS, "uet_lib_mnt"),
+				  ue_event_trace_id(e));
+		ue_session_close(s2);
+	}
+
+	/* the parser unescapes the mount point */
+	snprintf(text, sizeof(text),
+		 "nodev /tmp/uet\\040lib\\040mnt tracefs rw,relatime 0 0\n");
+	ASSERT_EQ(0, write_mounts(text));
+	EXPECT_EQ(0, uel_find_tracefs_in(LIB_MOUNTS, buf, sizeof(buf)));
+	EXPECT_STREQ(LIB_MNT, buf);
+
+	EXPECT_EQ(0, umount(LIB_MNT));
+	rmdir(LIB_MNT);
+}
+
+TEST_F(lib, session)
+{
+	char longpath[PATH_MAX + 16];
+	struct ue_session *s2 = (struct ue_session *)1;
+
+	EXPECT_STREQ(ue_tracefs(), ue_session_tracefs(self->s));
+	EXPECT_LE(0, ue_session_fd(self->s));
+	EXPECT_NE(-1, fcntl(ue_session_fd(self->s), F_GETFD));
+	EXPECT_TRUE(fcntl(ue_session_fd(self->s), F_GETFD) & FD_CLOEXEC);
+
+	EXPECT_EQ(-ENOENT, ue_session_open("/tmp/uet_lib_nodir", &s2));
+	EXPECT_EQ(NULL, s2);
+	EXPECT_EQ(-EINVAL, ue_session_open(NULL, NULL));
+	memset(longpath, 'a', sizeof(longpath) - 1);
+	longpath[sizeof(longpath) - 1] = '\0';
+	EXPECT_EQ(-ENAMETOOLONG, ue_session_open(longpath, &s2));
+	ue_session_close(NULL);
+}
+
+TEST_F(lib, register_command)
+{
+	const char *name = "uet_lib_cmd";
+	char tp[256], status[256];
+	struct ue_event *e, *e2;
+
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_cmd u32 a;u64 b; ", 0, &e));
+	EXPECT_STREQ(name, ue_event_name(e));
+	EXPECT_EQ(2, ue_event_field_count(e));
+	EXPECT_EQ(0, ue_event_flags(e));
+	EXPECT_EQ(0, ue_event_dropped_flags(e));
+	EXPECT_EQ(UE_EVENT_ABI, ((struct ue_event_head *)e)->abi);
+	EXPECT_FALSE(ue_enabled(e));
+	EXPECT_TRUE(ue_status_line(name, status, sizeof(status)));
+
+	EXPECT_EQ((int)strlen("user_events/uet_lib_cmd"),
+		  ue_event_tracepoint(e, tp, sizeof(tp)));
+	EXPECT_STREQ("user_events/uet_lib_cmd", tp);
+	EXPECT_EQ(-ENAMETOOLONG, ue_event_tracepoint(e, tp, 5));
+	EXPECT_EQ(ue_event_id(UE_SYS, name), ue_event_trace_id(e));
+	EXPECT_EQ(ue_field_offset(UE_SYS, name, "b"),
+		  UEL_HDR_SIZE + e->fields[1].offset);
+
+	/* the kernel writes the public word */
+	ASSERT_TRUE(enable_and_wait(&self->t, UE_SYS, name, e));
+	EXPECT_EQ(1, ((struct ue_event_head *)e)->enabled);
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, name, false));
+	EXPECT_TRUE(wait_disabled(e));
+
+	/*
+	 * A second registration of the same event has its own enable word;
+	 * the kernel hands out the same write index on the same file.
+	 */
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_cmd u32 a; u64 b", 0, &e2));
+	EXPECT_EQ(ue_event_write_index(e), ue_event_write_index(e2));
+	ASSERT_TRUE(enable_and_wait(&self->t, UE_SYS, name, e2));
+	EXPECT_TRUE(ue_enabled(e));
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, name, false));
+	EXPECT_TRUE(wait_disabled(e2));
+	EXPECT_EQ(0, ue_event_close(e2));
+
+	EXPECT_EQ(0, ue_event_close(e));
+	EXPECT_EQ(0, ue_event_close(NULL));
+	/* the session's file still holds the event until it is closed */
+	ue_session_close(self->s);
+	self->s = NULL;
+	EXPECT_FALSE(ue_event_exists(UE_SYS, name));
+}
+
+TEST_F(lib, register_errors)
+{
+	char cmd[1024];
+	struct ue_event *e = (struct ue_event *)1, *ok;
+	int i, n;
+
+	EXPECT_EQ(-EINVAL, ue_register(self->s, "uet_lib_err u32 a", 0, NULL));
+	EXPECT_EQ(-EINVAL, ue_register(NULL, "uet_lib_err u32 a", 0, &e));
+	EXPECT_EQ(NULL, e);
+	EXPECT_EQ(-EINVAL, ue_register(self->s, NULL, 0, &e));
+	EXPECT_EQ(-EINVAL, ue_register(self->s, "uet_lib_err u32 a", 1U << 5,
+				       &e));
+
+	/* malformed commands, refused before the kernel sees them */
+	EXPECT_EQ(-EINVAL, ue_register(self->s, "", 0, &e));
+	EXPECT_EQ(-EINVAL, ue_register(self->s, "1uet u32 a", 0, &e));
+	EXPECT_EQ(-EINVAL, ue_register(self->s, " uet_lib_err u32 a", 0, &e));
+	EXPECT_EQ(-EINVAL, ue_register(self->s, "uet_lib_err:x u32 a", 0, &e));
+	EXPECT_EQ(-EINVAL, ue_register(self->s, "uet_lib_err u32", 0, &e));
+	EXPECT_EQ(-EINVAL, ue_register(self->s, "uet_lib_err u128 a", 0, &e));
+	EXPECT_EQ(-EINVAL, ue_register(self->s, "uet_lib_err unsigned u32 a",
+				       0, &e));
+	EXPECT_EQ(-EINVAL, ue_register(self->s, "uet_lib_err u32 a; u8 a", 0,
+				       &e));
+	EXPECT_EQ(-EINVAL, ue_register(self->s, "uet_lib_err char[0] a", 0,
+				       &e));
+	EXPECT_EQ(-EINVAL, ue_register(self->s, "uet_lib_err char[1025] a", 0,
+				       &e));
+	EXPECT_EQ(-EINVAL, ue_register(self->s, "uet_lib_err char[x] a", 0,
+				       &e));
+	EXPECT_EQ(-EINVAL, ue_register(self->s, "uet_lib_err __rel_loc u32 a",
+				       0, &e));
+	EXPECT_EQ(-EINVAL, ue_register(self->s, "uet_lib_err struct s a", 0,
+				       &e));
+	EXPECT_EQ(-EINVAL, ue_register(self->s, "uet_lib_err struct s a 0", 0,
+				       &e));
+	EXPECT_EQ(-EINVAL, ue_register(self->s, "uet_lib_err u32 a b c d e",
+				       0, &e));
+
+	n = snprintf(cmd, sizeof(cmd), "uet_lib_err");
+	for (i = 0; i < 65; i++)
+		n += snprintf(cmd + n, sizeof(cmd) - n, " u8 f%d;", i);
+	EXPECT_EQ(-EINVAL, ue_register(self->s, cmd, 0, &e));
+
+	memset(cmd, 0, sizeof(cmd));
+	n = snprintf(cmd, sizeof(cmd), "uet_lib_err u32 a;");
+	memset(cmd + n, ' ', 512 - n);
+	EXPECT_EQ(-EINVAL, ue_register(self->s, cmd, 0, &e));
+	EXPECT_EQ(NULL, e);
+
+	/* refused by the kernel: the name exists with other fields */
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_err u32 a", 0, &ok));
+	EXPECT_EQ(-EADDRINUSE, ue_register(self->s, "uet_lib_err u64 a", 0,
+					   &e));
+	EXPECT_EQ(NULL, e);
+	EXPECT_EQ(0, ue_event_close(ok));
+}
+
+TEST_F(lib, format_command)
+{
+	static const struct ue_field all[] = {
+		{ "a", UE_TYPE_U8 }, { "b", UE_TYPE_S8 },
+		{ "c", UE_TYPE_U16 }, { "d", UE_TYPE_S16 },
+		{ "e", UE_TYPE_U32 }, { "f", UE_TYPE_S32 },
+		{ "g", UE_TYPE_U64 }, { "h", UE_TYPE_S64 },
+		{ "i", UE_TYPE_CHAR_ARRAY, 8 }, { "j", UE_TYPE_BYTE_ARRAY, 3 },
+		{ "k", UE_TYPE_DATA_LOC_STRING }, { "l", UE_TYPE_STRING },
+		{ "m", UE_TYPE_BLOB }, { "n", UE_TYPE_STRUCT, 8, "uet_pt" },
+		{ "o", UE_TYPE_STRUCT, 2 },
+	};
+	const char *want = "uet_lib_fmt u8 a; s8 b; u16 c; s16 d; u32 e; "
+		"s32 f; u64 g; s64 h; char[8] i; unsigned char[3] j; "
+		"__data_loc char[] k; __rel_loc char[] l; "
+		"__rel_loc unsigned char[] m; struct uet_pt n 8; struct o o 2";
+	struct ue_field bad = { "x", UE_TYPE_U32 };
+	char buf[512], small[8];
+	struct ue_event *e;
+
+	ASSERT_EQ((int)strlen(want),
+		  ue_format_command(buf, sizeof(buf), "uet_lib_fmt", all, 15));
+	EXPECT_STREQ(want, buf);
+	EXPECT_EQ((int)strlen(want),
+		  ue_format_command(NULL, 0, "uet_lib_fmt", all, 15));
+	EXPECT_EQ((int)strlen(want),
+		  ue_format_command(small, sizeof(small), "uet_lib_fmt", all,
+				    15));
+	EXPECT_STREQ("uet_lib", small);
+	EXPECT_EQ(11, ue_format_command(buf, sizeof(buf), "uet_lib_fmt", NULL,
+					0));
+	EXPECT_STREQ("uet_lib_fmt", buf);
+
+	EXPECT_EQ(-EINVAL, ue_format_command(buf, sizeof(buf), NULL, all, 1));
+	EXPECT_EQ(-EINVAL, ue_format_command(NULL, 5, "x", all, 1));
+	EXPECT_EQ(-EINVAL, ue_format_command(buf, sizeof(buf), "x", NULL, 1));
+	bad.type = 0;
+	EXPECT_EQ(-EINVAL, ue_format_command(buf, sizeof(buf), "x", &bad, 1));
+	bad.type = UE_TYPE_STRUCT + 1;
+	EXPECT_EQ(-EINVAL, ue_format_command(buf, sizeof(buf), "x", &bad, 1));
+	bad.type = UE_TYPE_CHAR_ARRAY;
+	EXPECT_EQ(-EINVAL, ue_format_command(buf, sizeof(buf), "x", &bad, 1));
+	bad.type = UE_TYPE_STRUCT;
+	EXPECT_EQ(-EINVAL, ue_format_command(buf, sizeof(buf), "x", &bad, 1));
+	bad.type = UE_TYPE_U32;
+	bad.name = NULL;
+	EXPECT_EQ(-EINVAL, ue_format_command(buf, sizeof(buf), "x", &bad, 1));
+
+	/* registered from the list: the kernel lists the same command */
+	ASSERT_EQ(0, ue_register_fields(self->s, "uet_lib_fmt", all, 15, 0,
+					&e));
+	EXPECT_EQ(15, ue_event_field_count(e));
+	EXPECT_EQ(ue_field_offset(UE_SYS, "uet_lib_fmt", "o"),
+		  UEL_HDR_SIZE + 1 + 1 + 2 + 2 + 4 + 4 + 8 + 8 + 8 + 3 + 4 +
+		  4 + 4 + 8);
+	EXPECT_EQ(0, ue_event_close(e));
+
+	EXPECT_EQ(-EINVAL, ue_register_fields(self->s, "uet_lib_fmt", &bad, 1,
+					      0, &e));
+	EXPECT_EQ(-EINVAL, ue_register_fields(self->s, "uet_lib_fmt", all, 65,
+					      0, &e));
+	EXPECT_EQ(-EINVAL, ue_register_fields(self->s, NULL, all, 1, 0, &e));
+}
+
+struct uet_pt {
+	uint32_t x, y;
+};
+
+#define ALL_CMD "uet_lib_all u8 a; s8 b; u16 c; s16 d; u32 e; s32 f; " \
+	"u64 g; s64 h; char[8] i; unsigned char[3] j; __data_loc char[] k; " \
+	"__rel_loc char[] l; __rel_loc unsigned char[] m; struct uet_pt n 8"
+
+/* How ftrace prints the values written by the tests below. */
+#define ALL_TEXT "uet_lib_all: a='A'(65) b=(128) c=0x1234 (4660) " \
+	"d=0xfffe (65534) e=0xdeadbeef (-559038737) f=0xfffffff9 (-7) " \
+	"g=0x123456789 (4886718345) h=0xfffffffffffffff7 (-9) i=hi j=xyz " \
+	"k=dl-str l=rl-str m=blob n=0x200000001 (8589934593)"
+
+TEST_F(lib, write_all_types)
+{
+	struct uet_pt pt = { 1, 2 };
+	struct ue_value v[14];
+	struct ue_event *e;
+	char line[512];
+	char *text;
+
+	ASSERT_EQ(0, ue_register(self->s, ALL_CMD, 0, &e));
+	ASSERT_EQ(14, ue_event_field_count(e));
+	ASSERT_TRUE(enable_and_wait(&self->t, UE_SYS, "uet_lib_all", e));
+
+	ASSERT_EQ(0, ue_write(e, 'A', -128, 0x1234, -2, 0xdeadbeef, -7,
+			      (uint64_t)0x123456789ull, (int64_t)-9, "hi",
+			      "xyz", "dl-str", "rl-str", "blob", (size_t)4,
+			      &pt));
+
+	memset(v, 0, sizeof(v));
+	v[0].u = 'A';
+	v[1].s = -128;
+	v[2].u = 0x1234;
+	v[3].s = -2;
+	v[4].u = 0xdeadbeef;
+	v[5].s = -7;
+	v[6].u = 0x123456789ull;
+	v[7].s = -9;
+	v[8].p = "hi";
+	v[9].p = "xyz";
+	v[10].p = "dl-str";
+	v[11].p = "rl-str";
+	v[12].p = "blob";
+	v[12].len = 4;
+	v[13].p = &pt;
+	ASSERT_EQ(0, ue_write_values(e, v, 14));
+
+	text = ue_trace_read();
+	ASSERT_NE(NULL, text);
+	EXPECT_TRUE(ue_find_line(text, "uet_lib_all:", line, sizeof(line)));
+	EXPECT_NE(NULL, strstr(line, ALL_TEXT)) TH_LOG("line: %s", line);
+	free(text);
+	EXPECT_EQ(2, trace_count(ALL_TEXT));
+
+	/* truncation of char[N], NULL strings, empty blobs */
+	ASSERT_EQ(0, ue_trace_clear());
+	v[8].p = "0123456789";
+	v[10].p = NULL;
+	v[11].p = "";
+	v[12].p = NULL;
+	v[12].len = 0;
+	ASSERT_EQ(0, ue_write_values(e, v, 14));
+	EXPECT_EQ(1, trace_count(" i=0123456 j=xyz k= l= m= n=0x2"));
+
+	EXPECT_EQ(0, ue_event_close(e));
+}
+
+TEST_F(lib, write_raw)
+{
+	const char *name = "uet_lib_raw";
+	uint32_t a = 77, loc;
+	struct iovec iov[3];
+	struct ue_event *e;
+
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_raw u32 a; __rel_loc char[] s",
+				 0, &e));
+	ASSERT_TRUE(enable_and_wait(&self->t, UE_SYS, name, e));
+
+	loc = DYN_LOC(0, 4);
+	iov[0].iov_base = &a;
+	iov[0].iov_len = 4;
+	iov[1].iov_base = &loc;
+	iov[1].iov_len = 4;
+	iov[2].iov_base = "raw";
+	iov[2].iov_len = 4;
+	EXPECT_EQ(0, ue_write_raw(e, iov, 3));
+	EXPECT_EQ(1, trace_count("uet_lib_raw: a=0x4d (77) s=raw"));
+
+	/* the kernel checks the location */
+	loc = DYN_LOC(1, 4);
+	EXPECT_EQ(-EFAULT, ue_write_raw(e, iov, 3));
+	EXPECT_EQ(-EINVAL, ue_write_raw(e, iov, 1024));
+	EXPECT_EQ(-EINVAL, ue_write_raw(e, NULL, 1));
+	EXPECT_EQ(-EINVAL, ue_write_raw(NULL, iov, 1));
+	/* too short for the fixed fields */
+	EXPECT_EQ(-EINVAL, ue_write_raw(e, iov, 1));
+	EXPECT_EQ(0, ue_event_close(e));
+}
+
+TEST_F(lib, write_errors)
+{
+	static char big[70000];
+	struct ue_event *e, *b;
+	struct ue_value v[3];
+
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_werr u32 a; __rel_loc char[] s; "
+				 "unsigned char[4] r", 0, &e));
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_werr2 __data_loc unsigned char[] d; "
+				 "struct x x 4", 0, &b));
+
+	/* nobody traces the event */
+	EXPECT_FALSE(ue_enabled(e));
+	EXPECT_EQ(-EBADF, ue_write(e, 1u, "x", "abcd"));
+
+	ASSERT_TRUE(enable_and_wait(&self->t, UE_SYS, "uet_lib_werr", e));
+	ASSERT_TRUE(enable_and_wait(&self->t, UE_SYS, "uet_lib_werr2", b));
+	EXPECT_EQ(0, ue_write(e, 1u, "x", "abcd"));
+
+	memset(v, 0, sizeof(v));
+	EXPECT_EQ(-EINVAL, ue_write_values(e, v, 2));
+	EXPECT_EQ(-EINVAL, ue_write_values(e, NULL, 3));
+	EXPECT_EQ(-EINVAL, ue_write_values(NULL, v, 3));
+	EXPECT_EQ(-EINVAL, ue_write(NULL));
+	/* unsigned char[4] needs its bytes */
+	EXPECT_EQ(-EFAULT, ue_write_values(e, v, 3));
+
+	/* a string longer than a location word can describe */
+	memset(big, 'x', sizeof(big) - 1);
+	EXPECT_EQ(-E2BIG, ue_write(e, 1u, big, "abcd"));
+	/* longer than the kernel takes */
+	big[5000] = '\0';
+	EXPECT_EQ(-E2BIG, ue_write(e, 1u, big, "abcd"));
+	big[5000] = 'x';
+
+	/* blobs: NULL with a length, struct without bytes */
+	EXPECT_EQ(-EFAULT, ue_write(b, NULL, (size_t)3, "abcd"));
+	EXPECT_EQ(-EFAULT, ue_write(b, "abc", (size_t)3, NULL));
+	EXPECT_EQ(0, ue_write(b, "abc", (size_t)3, "abcd"));
+	EXPECT_EQ(0, ue_write(b, NULL, (size_t)0, "abcd"));
+	EXPECT_EQ(1, trace_count("uet_lib_werr2: d=abc x=0x64636261 (1684234849)"));
+	EXPECT_EQ(1, trace_count("uet_lib_werr2: d= x=0x64636261"));
+
+	EXPECT_EQ(0, ue_event_close(e));
+	EXPECT_EQ(0, ue_event_close(b));
+}
+
+TEST_F(lib, persist)
+{
+	const char *name = "uet_lib_persist";
+	struct ue_event *e;
+
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_persist u32 a",
+				 UE_FLAG_PERSIST, &e));
+	EXPECT_EQ(UE_FLAG_PERSIST, ue_event_flags(e));
+	EXPECT_EQ(0, ue_event_dropped_flags(e));
+	ue_track_del(&self->t, name);
+
+	/* in use by this session */
+	EXPECT_EQ(-EBUSY, ue_delete(self->s, name));
+	EXPECT_EQ(0, ue_event_close(e));
+	ue_session_close(self->s);
+	ASSERT_EQ(0, ue_session_open(NULL, &self->s));
+	EXPECT_TRUE(ue_event_exists(UE_SYS, name));
+
+	EXPECT_EQ(0, ue_delete(self->s, name));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, name));
+	EXPECT_EQ(-ENOENT, ue_delete(self->s, name));
+	EXPECT_EQ(-EINVAL, ue_delete(self->s, NULL));
+	EXPECT_EQ(-EINVAL, ue_delete(NULL, name));
+}
+
+TEST_F(lib, multi_format)
+{
+	char tp1[256], tp2[256];
+	struct ue_event *e1, *e2;
+	int id1, id2;
+
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_multi u32 a",
+				 UE_FLAG_MULTI_FORMAT, &e1));
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_multi u64 a; char[4] b; "
+				 "__rel_loc char[] c; struct t d 2",
+				 UE_FLAG_MULTI_FORMAT, &e2));
+	EXPECT_EQ(UE_FLAG_MULTI_FORMAT, ue_event_flags(e1));
+	EXPECT_EQ(UE_FLAG_MULTI_FORMAT, ue_event_flags(e2));
+
+	ASSERT_LT(0, ue_event_tracepoint(e1, tp1, sizeof(tp1)));
+	ASSERT_LT(0, ue_event_tracepoint(e2, tp2, sizeof(tp2)));
+	EXPECT_EQ(0, strncmp(tp1, "user_events_multi/uet_lib_multi.", 32));
+	EXPECT_EQ(0, strncmp(tp2, "user_events_multi/uet_lib_multi.", 32));
+	EXPECT_STRNE(tp1, tp2);
+	EXPECT_EQ(-ENAMETOOLONG, ue_event_tracepoint(e1, tp1, 10));
+
+	id1 = ue_event_trace_id(e1);
+	id2 = ue_event_trace_id(e2);
+	EXPECT_LT(0, id1);
+	EXPECT_LT(0, id2);
+	EXPECT_NE(id1, id2);
+
+	ASSERT_TRUE(enable_and_wait(&self->t, UE_SYS_MULTI, tp1 + 18, e1));
+	EXPECT_FALSE(ue_enabled(e2));
+	ASSERT_TRUE(enable_and_wait(&self->t, UE_SYS_MULTI, tp2 + 18, e2));
+	EXPECT_EQ(0, ue_write(e1, 5u));
+	EXPECT_EQ(0, ue_write(e2, (uint64_t)6, "abc", "str", "\x01\x02"));
+	EXPECT_EQ(1, trace_count(": a=0x5 (5)"));
+	EXPECT_EQ(1, trace_count(": a=0x6 (6) b=abc c=str d=0x201 (513)"));
+
+	EXPECT_EQ(0, ue_event_close(e1));
+	EXPECT_EQ(0, ue_event_close(e2));
+}
+
+/* A kernel older than MULTI_FORMAT (6.6 .. 6.9) or than any flag. */
+static unsigned int fake_known_flags;
+static int fake_calls;
+
+static int fake_old_kernel(int fd, struct uel_kreg *reg)
+{
+	fake_calls++;
+	if (reg->flags & ~fake_known_flags)
+		return -EINVAL;
+	return uel_kernel_reg(fd, reg);
+}
+
+TEST_F(lib, flag_fallback)
+{
+	struct ue_event *e;
+
+	uel_reg_ioctl = fake_old_kernel;
+
+	fake_known_flags = UE_FLAG_PERSIST;
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_fb1 u32 a",
+				 UE_FLAG_PERSIST | UE_FLAG_MULTI_FORMAT, &e));
+	ue_track_del(&self->t, "uet_lib_fb1");
+	EXPECT_EQ(UE_FLAG_PERSIST, ue_event_flags(e));
+	EXPECT_EQ(UE_FLAG_MULTI_FORMAT, ue_event_dropped_flags(e));
+	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_lib_fb1"));
+	EXPECT_EQ(0, ue_event_close(e));
+
+	fake_known_flags = 0;
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_fb2 u32 a",
+				 UE_FLAG_PERSIST | UE_FLAG_MULTI_FORMAT, &e));
+	EXPECT_EQ(0, ue_event_flags(e));
+	EXPECT_EQ(UE_FLAG_PERSIST | UE_FLAG_MULTI_FORMAT,
+		  ue_event_dropped_flags(e));
+	EXPECT_EQ(0, ue_event_close(e));
+
+	/* strict: the kernel's answer is final */
+	fake_calls = 0;
+	EXPECT_EQ(-EINVAL, ue_register(self->s, "uet_lib_fb3 u32 a",
+				       UE_FLAG_PERSIST | UE_FLAG_STRICT, &e));
+	EXPECT_EQ(1, fake_calls);
+
+	/* other errors are not retried */
+	fake_known_flags = UE_FLAG_PERSIST | UE_FLAG_MULTI_FORMAT;
+	fake_calls = 0;
+	EXPECT_EQ(-EADDRINUSE, ue_register(self->s, "uet_lib_fb2 u64 a",
+					   UE_FLAG_PERSIST, &e));
+	EXPECT_EQ(1, fake_calls);
+
+	uel_reg_ioctl = uel_kernel_reg;
+
+	/* the real kernel knows both flags: nothing dropped */
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_fb4 u32 a",
+				 UE_FLAG_PERSIST | UE_FLAG_MULTI_FORMAT |
+				 UE_FLAG_STRICT, &e));
+	ue_track_del(&self->t, "uet_lib_fb4");
+	EXPECT_EQ(UE_FLAG_PERSIST | UE_FLAG_MULTI_FORMAT, ue_event_flags(e));
+	EXPECT_EQ(0, ue_event_dropped_flags(e));
+	EXPECT_EQ(0, ue_event_close(e));
+
+	/* the session still references the persistent events */
+	ue_session_close(self->s);
+	self->s = NULL;
+}
+
+/* --------------------------------------------------------------------- */
+
+static int wait_child(pid_t pid)
+{
+	struct timespec start;
+	int status;
+	pid_t got;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while ((got = waitpid(pid, &status, WNOHANG)) == 0) {
+		if (ue_elapsed(&start) > 4 * UE_WAIT_SECS) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			return -1;
+		}
+		sched_yield();
+	}
+	if (got != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/*
+ * The child inherits the registration: the kernel updates the child's
+ * copy of the word, and the child writes and closes on its own.
+ */
+TEST_F(lib, fork)
+{
+	const char *name = "uet_lib_fork";
+	char needle[64];
+	struct ue_event *e;
+	pid_t pid;
+
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_fork u32 who", 0, &e));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct ue_track t;
+		int ret = 0;
+
+		memset(&t, 0, sizeof(t));
+		t.fd = -1;
+		if (!enable_and_wait(&t, UE_SYS, name, e))
+			_exit(1);
+		if (ue_write(e, (unsigned int)getpid()))
+			ret = 2;
+		if (ue_event_close(e))
+			ret = 3;
+		ue_set_enable(UE_SYS, name, false);
+		_exit(ret);
+	}
+	ASSERT_EQ(0, wait_child(pid));
+
+	snprintf(needle, sizeof(needle), "uet_lib_fork: who=0x%x (%d)", pid,
+		 pid);
+	EXPECT_EQ(1, trace_count(needle));
+
+	/* the parent's registration is untouched by the child's close */
+	EXPECT_TRUE(wait_disabled(e));
+	ASSERT_TRUE(enable_and_wait(&self->t, UE_SYS, name, e));
+	EXPECT_EQ(0, ue_write(e, (unsigned int)getpid()));
+	snprintf(needle, sizeof(needle), "uet_lib_fork: who=0x%x", getpid());
+	EXPECT_EQ(1, trace_count(needle));
+	EXPECT_EQ(0, ue_set_enable(UE_SYS, name, false));
+	EXPECT_TRUE(wait_disabled(e));
+	EXPECT_EQ(0, ue_event_close(e));
+}
+
+struct churn {
+	struct ue_session *s;
+	int stop;
+	int errors;
+};
+
+static void *churn_thread(void *arg)
+{
+	struct churn *c = arg;
+	struct ue_event *e;
+
+	while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
+		if (ue_register(c->s, "uet_lib_churn u32 a", 0, &e) ||
+		    ue_event_close(e))
+			c->errors++;
+	}
+	return NULL;
+}
+
+/* fork() while another thread registers: the child never deadlocks. */
+TEST_F(lib, fork_while_registering)
+{
+	struct churn c = { .s = self->s };
+	pthread_t th;
+	int i;
+
+	ASSERT_EQ(0, pthread_create(&th, NULL, churn_thread, &c));
+	for (i = 0; i < 20; i++) {
+		pid_t pid = fork();
+
+		ASSERT_LE(0, pid);
+		if (pid == 0) {
+			struct ue_event *e;
+
+			if (ue_register(self->s, "uet_lib_churn u32 a", 0, &e))
+				_exit(1);
+			_exit(ue_event_close(e) ? 2 : 0);
+		}
+		EXPECT_EQ(0, wait_child(pid));
+	}
+	__atomic_store_n(&c.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	EXPECT_EQ(0, c.errors);
+}
+
+struct worker {
+	struct ue_session *s;
+	const struct ue_event *shared;
+	struct ue_event *own[THREAD_EVENTS];
+	uint32_t idx[THREAD_EVENTS];
+	int id;
+	int errors;
+};
+
+static void *worker_thread(void *arg)
+{
+	struct worker *w = arg;
+	char cmd[64];
+	int i;
+
+	for (i = 0; i < THREAD_EVENTS; i++) {
+		snprintf(cmd, sizeof(cmd), "uet_lib_thr_%d_%d u32 a", w->id, i);
+		if (ue_register(w->s, cmd, 0, &w->own[i]))
+			w->errors++;
+		else
+			w->idx[i] = ue_event_write_index(w->own[i]);
+	}
+	for (i = 0; i < THREAD_WRITES; i++)
+		if (ue_write(w->shared, (unsigned int)w->id))
+			w->errors++;
+	for (i = 0; i < THREAD_EVENTS; i++)
+		if (w->own[i] && ue_event_close(w->own[i]))
+			w->errors++;
+	return NULL;
+}
+
+/* Concurrent registration and lock-free writes from many threads. */
+TEST_F(lib, threads)
+{
+	struct worker w[THREADS];
+	pthread_t th[THREADS];
+	struct ue_event *shared;
+	char needle[64];
+	int i, j, k;
+
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_thr u32 id", 0, &shared));
+	ASSERT_TRUE(enable_and_wait(&self->t, UE_SYS, "uet_lib_thr", shared));
+
+	for (i = 0; i < THREADS; i++) {
+		memset(&w[i], 0, sizeof(w[i]));
+		w[i].s = self->s;
+		w[i].shared = shared;
+		w[i].id = i;
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, worker_thread, &w[i]));
+	}
+	for (i = 0; i < THREADS; i++) {
+		pthread_join(th[i], NULL);
+		EXPECT_EQ(0, w[i].errors);
+	}
+
+	for (i = 0; i < THREADS; i++) {
+		snprintf(needle, sizeof(needle), "uet_lib_thr: id=0x%x (%d)\n",
+			 i, i);
+		EXPECT_EQ(THREAD_WRITES, trace_count(needle));
+	}
+	/* every registration got its own write index */
+	for (i = 0; i < THREADS * THREAD_EVENTS; i++)
+		for (j = i + 1; j < THREADS * THREAD_EVENTS; j++) {
+			k = w[i / THREAD_EVENTS].idx[i % THREAD_EVENTS] ==
+			    w[j / THREAD_EVENTS].idx[j % THREAD_EVENTS];
+			EXPECT_EQ(0, k);
+		}
+	EXPECT_EQ(0, ue_event_close(shared));
+}
+
+TEST_HARNESS_MAIN

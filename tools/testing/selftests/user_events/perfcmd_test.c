@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The perf tool on user events: "perf record -e user_events:NAME -- writer"
+ * and "perf script" decode every field of every event; with ":u"
+ * (exclude_kernel) the samples are kept too.
+ *
+ * The event is created persistent through dynamic_events first, so perf
+ * finds it; the writer (this binary in writer mode) registers the same
+ * format, waits for its enable bit and writes.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include "../kselftest_harness.h"
+#include "ue_test_util.h"
+#include "consumer_util.h"
+
+#define PC_COUNT	20
+
+FIXTURE(perfcmd) {
+	char name[64];
+	char data[PATH_MAX];
+	char out[PATH_MAX];
+	bool created;
+};
+
+FIXTURE_VARIANT(perfcmd) {
+	const char *name;
+	const char *modifier;
+};
+
+FIXTURE_VARIANT_ADD(perfcmd, plain) {
+	.name = "uet_pc_plain",
+	.modifier = "",
+};
+
+FIXTURE_VARIANT_ADD(perfcmd, user_only) {
+	.name = "uet_pc_user",
+	.modifier = ":u",
+};
+
+FIXTURE_SETUP(perfcmd)
+{
+	self->created = false;
+	snprintf(self->name, sizeof(self->name), "%s", variant->name);
+	snprintf(self->data, sizeof(self->data), "/tmp/%s.data", self->name);
+	snprintf(self->out, sizeof(self->out), "/tmp/%s.out", self->name);
+	if (!ue_available())
+		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
+	if (!cu_have("perf"))
+		SKIP(return, "perf not installed (Debian: linux-perf)");
+	ASSERT_EQ(0, cu_dyn_add(self->name, CU_FIELDS));
+	self->created = true;
+}
+
+FIXTURE_TEARDOWN(perfcmd)
+{
+	if (self->created)
+		EXPECT_EQ(0, cu_dyn_del(self->name));
+	unlink(self->data);
+	unlink(self->out);
+}
+
+TEST_F_TIMEOUT(perfcmd, record_script, 240)
+{
+	char event[128], count[16], expect[128], needle[160];
+	int i, ret;
+
+	snprintf(event, sizeof(event), "user_events:%s%s", self->name,
+		 variant->modifier);
+	snprintf(count, sizeof(count), "%d", PC_COUNT);
+	ret = cu_run(self->out, "perf", "record", "-q", "--no-buildid",
+		     "-e", event, "-o", self->data, "--",
+		     cu_self(), CU_WRITER_ARG, self->name, count, NULL);
+	if (ret) {
+		cu_dump(self->out, 40);
+		ASSERT_EQ(0, ret) TH_LOG("perf record failed");
+	}
+
+	ret = cu_run(self->out, "perf", "script", "-i", self->data, NULL);
+	if (ret)
+		cu_dump(self->out, 40);
+	ASSERT_EQ(0, ret) TH_LOG("perf script failed");
+
+	/* one sample per write, every field decoded */
+	snprintf(needle, sizeof(needle), "user_events:%s:", self->name);
+	EXPECT_EQ(PC_COUNT, cu_count_in(self->out, needle));
+	for (i = 0; i < PC_COUNT; i++) {
+		cu_expect_text(expect, sizeof(expect), i);
+		snprintf(needle, sizeof(needle), "%s\n", expect);
+		EXPECT_EQ(1, cu_count_in(self->out, needle))
+			TH_LOG("missing: %s", expect);
+	}
+	cu_expect_text(expect, sizeof(expect), 3);
+	cu_show("perf script", self->out, expect);
+	if (_metadata->exit_code != KSFT_PASS)
+		cu_dump(self->out, 10);
+}
+
+int main(int argc, char **argv)
+{
+	return cu_main(argc, argv);
+}

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A synthetic latency event built from two user events: hist triggers on
+ * the request start (saving the timestamp per id) and end (computing the
+ * latency and firing onmatch().trace()) produce exactly one latency record
+ * per request in the trace.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include "../kselftest_harness.h"
+#include "ue_test_util.h"
+#include "consumer_util.h"
+
+#define SY_START	"uet_syn_req_start"
+#define SY_END		"uet_syn_req_end"
+#define SY_LAT		"uet_syn_lat"
+#define SY_SYNTH	SY_LAT " u64 id; u64 lat"
+#define SY_TRIG_START	"hist:keys=id:ts0=common_timestamp.usecs"
+#define SY_TRIG_END	"hist:keys=id:lat=common_timestamp.usecs-$ts0:" \
+	"onmatch(user_events." SY_START ").trace(" SY_LAT ",id,$lat)"
+#define SY_REQS		8
+
+FIXTURE(synth) {
+	struct ue_session *s;
+	struct ue_event *start, *end;
+	bool synth, trig_start, trig_end, enabled;
+};
+
+static int trig(const char *event, const char *cmd)
+{
+	char path[PATH_MAX];
+
+	ue_tpath(path, sizeof(path), "events/%s/%s/trigger", UE_SYS, event);
+	return ue_write_str(path, cmd, O_APPEND);
+}
+
+static int synth_cmd(const char *cmd)
+{
+	char path[PATH_MAX];
+
+	ue_tpath(path, sizeof(path), "synthetic_events");
+	return ue_write_str(path, cmd, O_APPEND);
+}
+
+FIXTURE_SETUP(synth)
+{
+	self->s = NULL;
+	self->synth = false;
+	self->trig_start = false;
+	self->trig_end = false;
+	self->enabled = false;
+	if (!ue_available())
+		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
+	ASSERT_EQ(0, ue_session_open(NULL, &self->s));
+	ASSERT_EQ(0, ue_register(self->s, SY_START " u64 id", 0, &self->start));
+	ASSERT_EQ(0, ue_register(self->s, SY_END " u64 id", 0, &self->end));
+	ASSERT_EQ(0, ue_tracing_on());
+	ASSERT_EQ(0, ue_trace_clear());
+}
+
+FIXTURE_TEARDOWN(synth)
+{
+	if (self->enabled)
+		EXPECT_EQ(0, ue_set_enable("synthetic", SY_LAT, false));
+	/* the end trigger refers to the synthetic event: remove it first */
+	if (self->trig_end)
+		EXPECT_EQ(0, trig(SY_END, "!" SY_TRIG_END));
+	if (self->trig_start)
+		EXPECT_EQ(0, trig(SY_START, "!" SY_TRIG_START));
+	if (self->synth)
+		EXPECT_EQ(0, synth_cmd("!" SY_SYNTH));
+	ue_session_close(self->s);
+}
+
+static bool wait_enabled(const struct ue_event *e)
+{
+	struct timespec start;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (!ue_enabled(e)) {
+		if (ue_elapsed(&start) > UE_WAIT_SECS)
+			return false;
+		sched_yield();
+	}
+	return true;
+}
+
+TEST_F(synth, latency)
+{
+	unsigned long long id, lat;
+	char *text, *line, *save, *p;
+	unsigned int seen = 0;
+	int i, got, records = 0;
+
+	ASSERT_EQ(0, synth_cmd(SY_SYNTH));
+	self->synth = true;
+	ASSERT_EQ(0, trig(SY_START, SY_TRIG_START));
+	self->trig_start = true;
+	ASSERT_EQ(0, trig(SY_END, SY_TRIG_END)) TH_LOG("%s", SY_TRIG_END);
+	self->trig_end = true;
+	ASSERT_EQ(0, ue_set_enable("synthetic", SY_LAT, true));
+	self->enabled = true;
+
+	ASSERT_TRUE(wait_enabled(self->start));
+	ASSERT_TRUE(wait_enabled(self->end));
+
+	/* start all, then end all in reverse order: ids are matched */
+	for (i = 0; i < SY_REQS; i++)
+		ASSERT_EQ(0, ue_write(self->start, (uint64_t)(1000 + i)));
+	for (i = SY_REQS - 1; i >= 0; i--)
+		ASSERT_EQ(0, ue_write(self->end, (uint64_t)(1000 + i)));
+
+	text = ue_trace_read();
+	ASSERT_NE(NULL, text);
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		p = strstr(line, SY_LAT ": ");
+		if (!p)
+			continue;
+		records++;
+		got = sscanf(p, SY_LAT ": id=%llu lat=%llu", &id, &lat);
+		ASSERT_EQ(2, got) TH_LOG("%s", line);
+		ASSERT_LE(1000, id);
+		ASSERT_GT(1000 + SY_REQS, id);
+		EXPECT_FALSE(seen & (1U << (id - 1000))) TH_LOG("twice: %s", line);
+		seen |= 1U << (id - 1000);
+		if (records == 1)
+			TH_LOG("trace: %s", line);
+	}
+	free(text);
+	EXPECT_EQ(SY_REQS, records);
+	EXPECT_EQ((1U << SY_REQS) - 1, seen);
+}
+
+int main(int argc, char **argv)
+{
+	return cu_main(argc, argv);
+}
