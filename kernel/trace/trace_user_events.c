@@ -102,6 +102,23 @@
 #define UEV_STATUS_PERF		BIT(1)
 #define UEV_STATUS_OTHER	BIT(2)
 
+/**
+ * struct user_event - one user event
+ * @call:	the trace event, in the user_events or user_events_multi system
+ * @class:	its class: fields, reg callback, probes
+ * @tracepoint:	probes attached by ftrace, perf and others
+ * @devent:	entry on the dyn_event list
+ * @node:	entry in uev_table (event_mutex)
+ * @fmt:	the parsed command, immutable
+ * @refs:	users: enablers and file slots (see the top of the file)
+ * @reg_flags:	USER_EVENT_REG_PERSIST, USER_EVENT_REG_MULTI_FORMAT (event_mutex)
+ * @status:	UEV_STATUS_* of the attached probes (event_mutex, read locklessly)
+ * @enabled:	state mirrored to the enablers (@lock)
+ * @seq:	bumped on every change of @enabled (@lock)
+ * @lock:	protects @enablers, @enabled, @seq and the enablers' seq
+ * @enablers:	registrations of this event, in every mm (@lock)
+ * @tp_name:	tracepoint name: the event name, or name.<hex id> (multi-format)
+ */
 struct user_event {
 	struct trace_event_call		call;
 	struct trace_event_class	class;
@@ -112,14 +129,26 @@ struct user_event {
 	refcount_t			refs;
 	u16				reg_flags;
 	u8				status;
-	/* Protected by @lock */
 	bool				enabled;
 	u64				seq;
-	struct mutex			lock;
+	struct mutex			lock;	/* see kernel-doc above */
 	struct list_head		enablers;
 	char				tp_name[];
 };
 
+/**
+ * struct uev_enabler - one registered (address, bit) of one mm for an event
+ * @mm_link:	entry on @uemm->enablers (uemm->lock)
+ * @ev_link:	entry on @ev->enablers (ev->lock)
+ * @ev:		the event; the enabler holds a reference
+ * @uemm:	the address space whose memory is written
+ * @addr:	the naturally aligned long holding the bit
+ * @uaddr:	enable_addr as registered, to match DIAG_IOCSUNREG
+ * @bit:	bit within the long at @addr
+ * @ubit:	enable_bit as registered
+ * @fault_pending: a fault work for @addr is queued (ev->lock)
+ * @seq:	@ev->seq last written to memory (ev->lock)
+ */
 struct uev_enabler {
 	struct list_head	mm_link;
 	struct list_head	ev_link;
@@ -133,16 +162,33 @@ struct uev_enabler {
 	u64			seq;
 };
 
+/**
+ * struct user_event_mm - the registrations of one address space
+ * @link:	entry on uev_mms (uev_mms_lock)
+ * @mm:		the address space, kept by mmgrab()
+ * @tasks:	tasks whose ->user_event_mm points here
+ * @refs:	lifetime: one for all the tasks, one per queued fault work
+ * @lock:	protects @enablers and @nr_enablers
+ * @enablers:	the registrations (struct uev_enabler)
+ * @nr_enablers: number of @enablers, capped at UEV_MM_ENABLERS_MAX
+ */
 struct user_event_mm {
 	struct list_head	link;
 	struct mm_struct	*mm;
 	refcount_t		tasks;
 	refcount_t		refs;
-	struct mutex		lock;
+	struct mutex		lock;	/* see kernel-doc above */
 	struct list_head	enablers;
 	unsigned int		nr_enablers;
 };
 
+/**
+ * struct uev_slots - write-index table of one open file
+ * @rcu:	frees a table replaced by a bigger one
+ * @nr:		slots in use; published with release, read with acquire
+ * @cap:	slots allocated
+ * @ev:		event of each write index; each slot holds a reference
+ */
 struct uev_slots {
 	struct rcu_head		rcu;
 	u32			nr;
@@ -150,8 +196,13 @@ struct uev_slots {
 	struct user_event	*ev[] __counted_by(cap);
 };
 
+/**
+ * struct uev_file - one open user_events_data
+ * @lock:	serialises registrations through this file (slot growth)
+ * @slots:	the write-index table, read under RCU by the write path
+ */
 struct uev_file {
-	struct mutex		lock;
+	struct mutex		lock;	/* see kernel-doc above */
 	struct uev_slots __rcu	*slots;
 };
 
@@ -316,11 +367,12 @@ static int uev_parse_field(char **tok, int ntok, struct uev_tmp_field *f)
 	bool is_unsigned;
 	int ret;
 
-	if (!strcmp(tok[0], "struct"))
+	if (!strcmp(tok[0], "struct")) {
 		ret = uev_parse_struct(tok, ntok, f);
-	else if (!strcmp(tok[0], "__data_loc") || !strcmp(tok[0], "__rel_loc"))
+	} else if (!strcmp(tok[0], "__data_loc") ||
+		   !strcmp(tok[0], "__rel_loc")) {
 		ret = uev_parse_loc(tok, ntok, f);
-	else {
+	} else {
 		is_unsigned = !strcmp(tok[0], "unsigned");
 		if (ntok != (is_unsigned ? 3 : 2))
 			return -EINVAL;
@@ -837,11 +889,8 @@ static struct user_event_mm *uev_mm_dup(struct user_event_mm *old,
 	mutex_lock_nested(&new->lock, SINGLE_DEPTH_NESTING);
 	list_for_each_entry(en, &old->enablers, mm_link) {
 		copy = kmemdup(en, sizeof(*en), GFP_KERNEL_ACCOUNT);
-		if (!copy) {
-			pr_warn_ratelimited("fork: %u registrations not inherited\n",
-					    old->nr_enablers - new->nr_enablers);
+		if (!copy)
 			break;
-		}
 		copy->uemm = new;
 		copy->fault_pending = false;
 		refcount_inc(&en->ev->refs);
@@ -854,6 +903,9 @@ static struct user_event_mm *uev_mm_dup(struct user_event_mm *old,
 		uev_enabler_write(copy, 0);
 		mutex_unlock(&en->ev->lock);
 	}
+	if (new->nr_enablers != old->nr_enablers)
+		pr_warn_ratelimited("fork: %u registrations not inherited\n",
+				    old->nr_enablers - new->nr_enablers);
 	mutex_unlock(&new->lock);
 	mutex_unlock(&old->lock);
 	uev_mm_publish(new);
@@ -1456,11 +1508,12 @@ static ssize_t uev_data_write_iter(struct kiocb *kiocb, struct iov_iter *from)
 
 	rcu_read_lock();
 	slots = rcu_dereference(uf->slots);
+	/* Pairs with the release in uev_file_slot(): ev[idx] is set. */
 	if (unlikely(!slots || idx >= smp_load_acquire(&slots->nr))) {
 		rcu_read_unlock();
 		return -ENOENT;
 	}
-	w.ev = slots->ev[idx];
+	w.ev = slots->ev[idx];	/* stays valid: the slot holds a reference */
 	rcu_read_unlock();
 
 	w.len = count - sizeof(idx);
@@ -1525,6 +1578,7 @@ static int uev_file_slot(struct uev_file *uf, struct user_event *ev)
 	refcount_inc(&ev->refs);
 	ret = slots->nr;
 	slots->ev[ret] = ev;
+	/* Publish ev[ret] before the write path can see the index. */
 	smp_store_release(&slots->nr, ret + 1);
 out:
 	mutex_unlock(&uf->lock);
