@@ -16,14 +16,15 @@
  *
  * Locks, in the order they nest
  * -----------------------------
+ * user_event_mm.lock	the enablers of one mm (mm_link, nr_enablers). A
+ *			registration holds it from the (address, bit) check
+ *			until the enabler is linked, across the event lookup.
  * event_mutex		(trace core) the event table (uev_table, uev_count),
  *			creating and removing events, the dyn_event list,
- *			user_event.status. Held by the trace core around
- *			uev_event_reg(), so attach/detach run under it.
- * uev_mms_lock		the list of user_event_mm (uev_mms) and the transition
- *			of user_event_mm.tasks to and from zero.
- * uev_file.lock	registrations on one file: growth of its index table.
- * user_event_mm.lock	the enablers of one mm (mm_link, nr_enablers).
+ *			user_event.status and reg_flags. Held by the trace
+ *			core around uev_event_reg(), so attach/detach run
+ *			under it.
+ * uev_file.lock	registrations through one file: its index table.
  * user_event.lock	the enablers of one event (ev_link), user_event.seq,
  *			user_event.enabled and every enabler's seq and
  *			fault_pending. Held while the bit is written, so the
@@ -31,6 +32,8 @@
  * mmap_lock (read)	of the mm being written; held across pin, write and
  *			unpin of the page, so fork's dup_mmap() (write side)
  *			never sees a half-done update.
+ * uev_mms_lock		(a leaf) the list of user_event_mm (uev_mms) and the
+ *			transition of user_event_mm.tasks to and from zero.
  * No lock above is taken while faulting a page in: faults happen in the
  * registering task before any lock (fault_in_safe_writeable()), or in a
  * work item holding only mmap_lock (uev_fault_work()).
@@ -932,49 +935,50 @@ void user_event_mm_fork(struct task_struct *t, unsigned long clone_flags)
 	t->user_event_mm = uev_mm_dup(old, t->mm);
 }
 
-/* Register (@addr, @bit) of current for @ev; takes over the caller's ref. */
-static int uev_enabler_add(struct user_event_mm *uemm, struct user_event *ev,
-			   const struct user_reg *reg)
+/*
+ * A new, unlinked enabler for @reg in @uemm. Checked before the event is
+ * looked up, so a refused registration has no side effect.
+ */
+static struct uev_enabler *uev_enabler_new(struct user_event_mm *uemm,
+					   const struct user_reg *reg)
 {
 	struct uev_enabler *en;
 	unsigned long addr;
-	int ret = 0;
 	u8 bit;
 
+	lockdep_assert_held(&uemm->lock);
 	uev_locate_bit(reg->enable_addr, reg->enable_size, reg->enable_bit,
 		       &addr, &bit);
-	mutex_lock(&uemm->lock);
 	list_for_each_entry(en, &uemm->enablers, mm_link) {
-		if (en->addr == addr && en->bit == bit) {
-			ret = -EADDRINUSE;
-			goto out;
-		}
+		if (en->addr == addr && en->bit == bit)
+			return ERR_PTR(-EADDRINUSE);
 	}
-	ret = -ENOSPC;
 	if (uemm->nr_enablers >= UEV_MM_ENABLERS_MAX)
-		goto out;
-	ret = -ENOMEM;
+		return ERR_PTR(-ENOSPC);
 	en = kzalloc(sizeof(*en), GFP_KERNEL_ACCOUNT);
 	if (!en)
-		goto out;
-	ret = 0;
-	en->ev = ev;
+		return ERR_PTR(-ENOMEM);
 	en->uemm = uemm;
 	en->addr = addr;
 	en->bit = bit;
 	en->uaddr = reg->enable_addr;
 	en->ubit = reg->enable_bit;
-	list_add_tail(&en->mm_link, &uemm->enablers);
-	uemm->nr_enablers++;
+	return en;
+}
+
+/* Link @en for @ev, taking over a reference, and write the current state. */
+static void uev_enabler_link(struct uev_enabler *en, struct user_event *ev)
+{
+	lockdep_assert_held(&en->uemm->lock);
+	en->ev = ev;
+	list_add_tail(&en->mm_link, &en->uemm->enablers);
+	en->uemm->nr_enablers++;
 
 	mutex_lock(&ev->lock);
 	en->seq = ev->seq - 1;	/* stale: write the current state now */
 	list_add_tail(&en->ev_link, &ev->enablers);
 	uev_enabler_write(en, 0);
 	mutex_unlock(&ev->lock);
-out:
-	mutex_unlock(&uemm->lock);
-	return ret;
 }
 
 /* Unregister (@uaddr, @ubit) of current and clear the bit. */
@@ -1634,6 +1638,7 @@ static struct uev_format *uev_parse_user(u64 uptr)
 static long uev_ioctl_reg(struct uev_file *uf, struct user_reg __user *ureg)
 {
 	struct user_event_mm *uemm;
+	struct uev_enabler *en;
 	struct uev_format *fmt;
 	struct user_event *ev;
 	struct user_reg reg;
@@ -1662,23 +1667,33 @@ static long uev_ioctl_reg(struct uev_file *uf, struct user_reg __user *ureg)
 		return -ENOMEM;
 	}
 
+	mutex_lock(&uemm->lock);
+	en = uev_enabler_new(uemm, &reg);
+	if (IS_ERR(en)) {
+		kfree(fmt);
+		ret = PTR_ERR(en);
+		goto unlock;
+	}
 	mutex_lock(&event_mutex);
 	ev = uev_event_get_or_create(fmt, reg.flags);
 	mutex_unlock(&event_mutex);
-	if (IS_ERR(ev))
-		return PTR_ERR(ev);
-
+	ret = PTR_ERR_OR_ZERO(ev);
+	if (ret)
+		goto free;
 	idx = uev_file_slot(uf, ev);
 	if (idx < 0) {
+		ret = idx;
 		uev_event_put(ev);
-		return idx;
+		goto free;
 	}
-	ret = uev_enabler_add(uemm, ev, &reg);
-	if (ret) {
-		uev_event_put(ev);
-		return ret;
-	}
+	uev_enabler_link(en, ev);
+	mutex_unlock(&uemm->lock);
 	return put_user((u32)idx, &ureg->write_index);
+free:
+	kfree(en);
+unlock:
+	mutex_unlock(&uemm->lock);
+	return ret;
 }
 
 static long uev_ioctl_unreg(struct user_unreg __user *uunreg)
