@@ -1032,27 +1032,34 @@ static bool uev_is_persistent(const struct user_event *ev)
 	return ev->reg_flags & USER_EVENT_REG_PERSIST;
 }
 
-static int uev_define_fields(struct trace_event_call *call)
+/*
+ * The fields as the trace core wants them: it lays them out packed after
+ * the common fields (align 1) and shows char[N] with its length.
+ */
+static struct trace_event_fields *uev_fields_alloc(const struct uev_format *fmt)
 {
-	struct user_event *ev = call->data;
-	const struct uev_field *f;
-	int i, ret;
+	struct trace_event_fields *arr;
+	int i;
 
-	for (i = 0; i < ev->fmt->nr_fields; i++) {
-		f = &ev->fmt->fields[i];
-		ret = trace_define_field(call, f->type, f->name,
-					 sizeof(struct trace_entry) + f->offset,
-					 f->size, f->is_signed, FILTER_OTHER);
-		if (ret)
-			return ret;
+	arr = kcalloc(fmt->nr_fields + 1, sizeof(*arr), GFP_KERNEL_ACCOUNT);
+	if (!arr)
+		return NULL;
+	for (i = 0; i < fmt->nr_fields; i++) {
+		const struct uev_field *f = &fmt->fields[i];
+		const struct trace_event_fields tf = {
+			.type		= f->type,
+			.name		= f->name,
+			.size		= f->size,
+			.align		= 1,
+			.is_signed	= f->is_signed,
+			.filter_type	= FILTER_OTHER,
+			.len		= f->kind == UEV_FIELD_ARRAY ? f->size : 0,
+		};
+
+		memcpy(&arr[i], &tf, sizeof(tf));
 	}
-	return 0;
+	return arr;
 }
-
-static struct trace_event_fields uev_fields_array[] = {
-	{ .type = TRACE_FUNCTION_TYPE, .define_fields = uev_define_fields },
-	{}
-};
 
 static enum print_line_t uev_print_trace(struct trace_iterator *iter,
 					 int flags, struct trace_event *event)
@@ -1115,6 +1122,7 @@ static int uev_print_fmt(const struct uev_format *fmt, char *buf, int len)
 
 static void uev_event_free(struct user_event *ev)
 {
+	kfree(ev->class.fields_array);
 	kfree(ev->call.print_fmt);
 	kfree(ev->fmt);
 	kfree(ev);
@@ -1146,9 +1154,10 @@ static struct user_event *uev_event_alloc(struct uev_format *fmt, u16 flags)
 
 	len = uev_print_fmt(fmt, NULL, 0) + 1;
 	ev->call.print_fmt = kmalloc(len, GFP_KERNEL_ACCOUNT);
-	if (!ev->call.print_fmt) {
-		kfree(ev);
-		goto nomem;
+	ev->class.fields_array = uev_fields_alloc(fmt);
+	if (!ev->call.print_fmt || !ev->class.fields_array) {
+		uev_event_free(ev);
+		return ERR_PTR(-ENOMEM);
 	}
 	uev_print_fmt(fmt, ev->call.print_fmt, len);
 
@@ -1164,7 +1173,6 @@ static struct user_event *uev_event_alloc(struct uev_format *fmt, u16 flags)
 #ifdef CONFIG_PERF_EVENTS
 	ev->class.perf_probe = uev_perf_probe;
 #endif
-	ev->class.fields_array = uev_fields_array;
 	INIT_LIST_HEAD(&ev->class.fields);
 
 	ev->call.class = &ev->class;
