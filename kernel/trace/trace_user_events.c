@@ -97,6 +97,8 @@
 #define UEV_MM_ENABLERS_MAX	65536
 /* Write indexes one open file may hold. */
 #define UEV_FILE_SLOTS_MAX	65536
+/* Payloads from this size on are copied with non-temporal stores. */
+#define UEV_NOCACHE_MIN		256
 /* Times a not-present enable word is faulted in before giving up. */
 #define UEV_FAULT_RETRIES	8
 
@@ -469,6 +471,7 @@ static int uev_parse_fields(char *args, struct uev_tmp_field *tmp)
 			continue;	/* empty field: trailing or doubled ';' */
 		if (n == UEV_FIELDS_MAX)
 			return -EINVAL;
+		memset(&tmp[n], 0, sizeof(tmp[n]));
 		ret = uev_parse_field(tok, ntok, &tmp[n]);
 		if (ret)
 			return ret;
@@ -501,7 +504,7 @@ struct uev_format *uev_format_parse(const char *cmd)
 	if (strnlen(cmd, UEV_CMD_MAX + 1) > UEV_CMD_MAX)
 		return ERR_PTR(-EINVAL);
 	buf = kstrdup(cmd, GFP_KERNEL);
-	tmp = kcalloc(UEV_FIELDS_MAX, sizeof(*tmp), GFP_KERNEL);
+	tmp = kmalloc_array(UEV_FIELDS_MAX, sizeof(*tmp), GFP_KERNEL);
 	fmt = ERR_PTR(-ENOMEM);
 	if (!buf || !tmp)
 		goto out;
@@ -1406,14 +1409,22 @@ static int uev_event_reg(struct trace_event_call *call, enum trace_reg type,
 	return ret;
 }
 
-/* Copy the payload into @dst without faulting; 0 or -EFAULT. */
+/*
+ * Copy the payload into @dst without faulting; 0 or -EFAULT. Large
+ * payloads use non-temporal stores: the record is read much later, by
+ * another CPU or after being overwritten, and should not evict the
+ * writer's cache.
+ */
 static int uev_copy_payload(void *dst, struct uev_write *w)
 {
 	struct iov_iter from = *w->from;
 	size_t copied;
 
 	pagefault_disable();
-	copied = copy_from_iter(dst, w->len, &from);
+	if (w->len >= UEV_NOCACHE_MIN)
+		copied = copy_from_iter_nocache(dst, w->len, &from);
+	else
+		copied = copy_from_iter(dst, w->len, &from);
 	pagefault_enable();
 	return likely(copied == w->len) ? 0 : -EFAULT;
 }
@@ -1504,17 +1515,16 @@ static void uev_call_probes(struct user_event *ev, struct uev_write *w)
  * user_events_data: write path
  */
 
-static ssize_t uev_data_write_iter(struct kiocb *kiocb, struct iov_iter *from)
+/*
+ * Write one event: @idx was read from the first four bytes, @from holds the
+ * payload. Returns 0 or a negative errno.
+ */
+static int uev_write_event(struct uev_file *uf, int idx, struct iov_iter *from)
 {
-	struct uev_file *uf = kiocb->ki_filp->private_data;
-	size_t count = iov_iter_count(from);
 	struct uev_slots *slots;
 	struct uev_write w;
-	int idx, attempt;
+	int attempt;
 
-	if (unlikely(count < sizeof(idx) ||
-		     copy_from_iter(&idx, sizeof(idx), from) != sizeof(idx)))
-		return -EFAULT;
 	if (unlikely(idx < 0))
 		return -EINVAL;
 
@@ -1528,7 +1538,7 @@ static ssize_t uev_data_write_iter(struct kiocb *kiocb, struct iov_iter *from)
 	w.ev = slots->ev[idx];	/* stays valid: the slot holds a reference */
 	rcu_read_unlock();
 
-	w.len = count - sizeof(idx);
+	w.len = iov_iter_count(from);
 	if (unlikely(w.len < w.ev->fmt->size))
 		return -EINVAL;
 	if (unlikely(!READ_ONCE(w.ev->status)))
@@ -1546,7 +1556,35 @@ static ssize_t uev_data_write_iter(struct kiocb *kiocb, struct iov_iter *from)
 		    fault_in_iov_iter_readable(from, w.len))
 			break;
 	}
-	return w.err ? w.err : count;
+	return w.err;
+}
+
+/* write(): [u32 index][payload] from one buffer, no kiocb or iovec. */
+static ssize_t uev_data_write(struct file *file, const char __user *ubuf,
+			      size_t count, loff_t *ppos)
+{
+	struct iov_iter from;
+	int idx, ret;
+
+	if (unlikely(count < sizeof(idx) || get_user(idx, (int __user *)ubuf)))
+		return -EFAULT;
+	iov_iter_ubuf(&from, ITER_SOURCE, (char __user *)ubuf + sizeof(idx),
+		      count - sizeof(idx));
+	ret = uev_write_event(file->private_data, idx, &from);
+	return ret ? ret : count;
+}
+
+/* writev(): the index may be its own iovec, as the ABI documents. */
+static ssize_t uev_data_write_iter(struct kiocb *kiocb, struct iov_iter *from)
+{
+	size_t count = iov_iter_count(from);
+	int idx, ret;
+
+	if (unlikely(count < sizeof(idx) ||
+		     copy_from_iter(&idx, sizeof(idx), from) != sizeof(idx)))
+		return -EFAULT;
+	ret = uev_write_event(kiocb->ki_filp->private_data, idx, from);
+	return ret ? ret : count;
 }
 
 /* ---------------------------------------------------------------------
@@ -1643,6 +1681,24 @@ static struct uev_format *uev_parse_user(u64 uptr)
 	return fmt;
 }
 
+/*
+ * Make the enable word present and writable now, holding no lock, so the
+ * update made under the locks works. Usually it is: a lockless page table
+ * walk says so.
+ */
+static int uev_prefault(u64 uaddr, u8 size)
+{
+	struct page *page;
+
+	if (get_user_page_fast_only(uaddr, FOLL_WRITE, &page)) {
+		put_page(page);
+		return 0;
+	}
+	if (fault_in_safe_writeable(u64_to_user_ptr(uaddr), size))
+		return -EFAULT;
+	return 0;
+}
+
 static long uev_ioctl_reg(struct uev_file *uf, struct user_reg __user *ureg)
 {
 	struct user_event_mm *uemm;
@@ -1663,11 +1719,10 @@ static long uev_ioctl_reg(struct uev_file *uf, struct user_reg __user *ureg)
 	fmt = uev_parse_user(reg.name_args);
 	if (IS_ERR(fmt))
 		return PTR_ERR(fmt);
-	/* Fault the word in now, holding no lock, so the update below works. */
-	if (fault_in_safe_writeable(u64_to_user_ptr(reg.enable_addr),
-				    reg.enable_size)) {
+	ret = uev_prefault(reg.enable_addr, reg.enable_size);
+	if (ret) {
 		kfree(fmt);
-		return -EFAULT;
+		return ret;
 	}
 	uemm = uev_current_mm();
 	if (!uemm) {
@@ -1785,6 +1840,7 @@ static int uev_data_release(struct inode *inode, struct file *file)
 
 static const struct file_operations uev_data_fops = {
 	.open		= uev_data_open,
+	.write		= uev_data_write,
 	.write_iter	= uev_data_write_iter,
 	.unlocked_ioctl	= uev_data_ioctl,
 	.release	= uev_data_release,
