@@ -14,7 +14,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +27,13 @@
 #define MSG_LEN		16
 
 /* Updated by the kernel when the event is enabled or disabled. */
-static volatile uint32_t enabled;
+static __u32 enabled;
+
+/* One load and one bit test; the load is not cached by the compiler. */
+static int event_enabled(void)
+{
+	return __atomic_load_n(&enabled, __ATOMIC_RELAXED) & (1U << ENABLE_BIT);
+}
 
 static int tracefs_path(char *buf, size_t len)
 {
@@ -48,21 +53,21 @@ static int tracefs_path(char *buf, size_t len)
 		fclose(fp);
 	}
 	if (!found)
-		strcpy(dir, "/sys/kernel/tracing");
+		snprintf(dir, sizeof(dir), "/sys/kernel/tracing");
 
 	return snprintf(buf, len, "%s/user_events_data", dir) >= (int)len ?
 		-1 : 0;
 }
 
-static int register_event(int fd, uint32_t *write_index)
+static int register_event(int fd, __u32 *write_index)
 {
 	struct user_reg reg = {0};
 
 	reg.size = sizeof(reg);
 	reg.enable_bit = ENABLE_BIT;
 	reg.enable_size = sizeof(enabled);
-	reg.enable_addr = (uint64_t)(uintptr_t)&enabled;
-	reg.name_args = (uint64_t)(uintptr_t)"example u32 count; char[16] msg";
+	reg.enable_addr = (__u64)(unsigned long)&enabled;
+	reg.name_args = (__u64)(unsigned long)"example u32 count; char[16] msg";
 
 	if (ioctl(fd, DIAG_IOCSREG, &reg) == -1)
 		return -1;
@@ -77,7 +82,7 @@ static int unregister_event(int fd)
 
 	unreg.size = sizeof(unreg);
 	unreg.disable_bit = ENABLE_BIT;
-	unreg.disable_addr = (uint64_t)(uintptr_t)&enabled;
+	unreg.disable_addr = (__u64)(unsigned long)&enabled;
 
 	return ioctl(fd, DIAG_IOCSUNREG, &unreg);
 }
@@ -85,7 +90,7 @@ static int unregister_event(int fd)
 int main(int argc, char **argv)
 {
 	char path[4096], msg[MSG_LEN];
-	uint32_t write_index, count;
+	__u32 write_index, count;
 	struct iovec io[3];
 	int fd, opt, n = 10, delay_ms = 0, waited;
 
@@ -124,7 +129,7 @@ int main(int argc, char **argv)
 	printf("waiting for the enable bit\n");
 	fflush(stdout);
 
-	for (waited = 0; !(enabled & (1u << ENABLE_BIT)); waited++) {
+	for (waited = 0; !event_enabled(); waited++) {
 		if (waited >= WAIT_MS) {
 			fprintf(stderr, "timed out waiting for the enable bit\n");
 			unregister_event(fd);
@@ -140,7 +145,7 @@ int main(int argc, char **argv)
 	io[2].iov_base = msg;
 	io[2].iov_len = sizeof(msg);
 
-	for (count = 1; count <= (uint32_t)n; count++) {
+	for (count = 1; count <= (__u32)n; count++) {
 		if (delay_ms > 0)
 			usleep(delay_ms * 1000);
 
