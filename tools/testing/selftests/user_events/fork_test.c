@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #endif
 #include <pthread.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 
 #include "../kselftest_harness.h"
@@ -489,4 +490,93 @@ int main(int argc, char **argv)
 		return exec_child(argc, argv);
 
 	return test_harness_run(argc, argv);
+}
+
+/* Send @fd over the unix socket @sock with SCM_RIGHTS. */
+static int send_fd(int sock, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec io = { .iov_base = "f", .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &io, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
+}
+
+static int recv_fd(int sock)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	char byte;
+	struct iovec io = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &io, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cmsg;
+	int fd;
+
+	if (recvmsg(sock, &msg, 0) != 1)
+		return -1;
+	cmsg = CMSG_FIRSTHDR(&msg);
+	if (!cmsg || cmsg->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(cmsg), sizeof(int));
+	return fd;
+}
+
+/* Same address in both processes after fork(): only one may change. */
+static __u32 scm_word;
+
+/*
+ * A user_events_data fd opened by another process and passed with
+ * SCM_RIGHTS registers the caller: the kernel updates the memory of the
+ * process that issued DIAG_IOCSREG, never that of the opener.
+ */
+TEST(scm_rights_fd_updates_caller)
+{
+	const char *name = "uet_fork_scm";
+	int sv[2], fd, status;
+	pid_t pid;
+
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	scm_word = 0;
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		int own = ue_open_data();
+
+		close(sv[0]);
+		if (own < 0 || send_fd(sv[1], own))
+			_exit(2);
+		close(own);
+		/* Wait until the parent has enabled and disabled the event. */
+		if (recv_msg(sv[1]) != MSG_GO)
+			_exit(3);
+		_exit(scm_word ? 1 : 0);
+	}
+	close(sv[1]);
+	fd = recv_fd(sv[0]);
+	ASSERT_GE(fd, 0);
+
+	ASSERT_EQ(0, ue_reg(fd, "uet_fork_scm u32 a", &scm_word, 4, 5, 0, NULL));
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, name, true));
+	EXPECT_TRUE(ue_wait_bit(&scm_word, 4, 5, true));
+	/* The opener's copy of the word was never touched. */
+	send_msg(sv[0], MSG_GO);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+
+	EXPECT_EQ(0, ue_set_enable(UE_SYS, name, false));
+	EXPECT_TRUE(ue_wait_bit(&scm_word, 4, 5, false));
+	EXPECT_EQ(0, ue_unreg(fd, &scm_word, 5));
+	close(fd);
+	close(sv[0]);
 }
