@@ -32,6 +32,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
+#include <linux/capability.h>
 #include <linux/perf_event.h>
 #include <linux/user_events.h>
 
@@ -630,6 +632,81 @@ static inline void ue_track_cleanup(struct ue_track *t)
 	t->nenabled = 0;
 	t->nregs = 0;
 	t->ndels = 0;
+}
+
+/* ---------------------------------------------------------------------
+ * dynamic_events and capabilities
+ */
+
+/* One command to dynamic_events; O_APPEND, as O_TRUNC deletes everything. */
+static inline int ue_dyn_cmd(const char *cmd)
+{
+	char path[PATH_MAX];
+
+	ue_tpath(path, sizeof(path), "dynamic_events");
+	return ue_write_str(path, cmd, O_APPEND);
+}
+
+/* Copy the dynamic_events line whose first word is "u:<name>". */
+static inline bool ue_dyn_line(const char *name, char *out, size_t len)
+{
+	char path[PATH_MAX], *text, *line, *save;
+	size_t nlen = strlen(name);
+	bool found = false;
+
+	text = ue_read_all(ue_tpath(path, sizeof(path), "dynamic_events"));
+	if (!text)
+		return false;
+
+	for (line = strtok_r(text, "\n", &save); line && !found;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, "u:", 2) || strncmp(line + 2, name, nlen) ||
+		    (line[nlen + 2] != '\0' && line[nlen + 2] != ' '))
+			continue;
+		snprintf(out, len, "%s", line);
+		found = true;
+	}
+
+	free(text);
+	return found;
+}
+
+/*
+ * Run @fn(@arg) in a child process (same uid) that dropped the
+ * capabilities @caps from its effective and permitted sets.  Returns what
+ * @fn returned (0 or -errno), -ECHILD when the child could not run it.
+ */
+static inline int ue_run_without_caps(const int *caps, int ncaps,
+				      int (*fn)(void *), void *arg)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	int i, ret, status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		if (syscall(SYS_capget, &hdr, data))
+			_exit(255);
+		for (i = 0; i < ncaps; i++) {
+			data[CAP_TO_INDEX(caps[i])].effective &= ~CAP_TO_MASK(caps[i]);
+			data[CAP_TO_INDEX(caps[i])].permitted &= ~CAP_TO_MASK(caps[i]);
+		}
+		if (syscall(SYS_capset, &hdr, data))
+			_exit(255);
+		ret = fn(arg);
+		_exit(ret <= 0 && ret > -255 ? -ret : 255);
+	}
+
+	if (waitpid(pid, &status, 0) != pid)
+		return -errno;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) == 255)
+		return -ECHILD;
+	return -WEXITSTATUS(status);
 }
 
 #endif /* _UE_TEST_UTIL_H */

@@ -1,0 +1,620 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * user_events through tracefs dynamic_events:
+ *
+ *   u:NAME fields            create a persistent event
+ *   -:NAME, -:user_events/NAME, !u:NAME, !u:NAME fields
+ *                            delete it (the last one only if fields match)
+ *
+ * Listing is canonical: "u:NAME type a; type b".  The command grammar and
+ * the field matching are the same as for DIAG_IOCSREG.
+ *
+ * MOSTLY EXPECTED TO FAIL ON UPSTREAM (6.12): there "-:NAME" and "!u:NAME"
+ * without fields only match events without fields, the listing keeps the
+ * original spelling, field and event names are not checked, and deletes
+ * right after the last close see EBUSY (deferred reference drop).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include "../kselftest_harness.h"
+#include "ue_test_util.h"
+
+static const int perfmon_caps[] = { CAP_PERFMON, CAP_SYS_ADMIN };
+
+FIXTURE(dyn) {
+	struct ue_track t;
+	char *page;
+	int perf_fd;
+};
+
+FIXTURE_SETUP(dyn)
+{
+	self->perf_fd = -1;
+	if (!ue_available())
+		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
+	if (geteuid() != 0)
+		SKIP(return, "dynamic_events needs root and CAP_PERFMON");
+
+	ASSERT_EQ(0, ue_track_init(&self->t));
+	self->page = ue_map_page(PROT_READ | PROT_WRITE);
+	ASSERT_NE(NULL, self->page);
+	memset(self->page, 0, getpagesize());
+}
+
+FIXTURE_TEARDOWN(dyn)
+{
+	if (self->perf_fd >= 0)
+		close(self->perf_fd);
+	ue_track_cleanup(&self->t);
+	if (self->page)
+		munmap(self->page, getpagesize());
+}
+
+/* Create "u:<cmd>" and make sure teardown deletes the event. */
+static int dyn_create(struct ue_track *t, const char *name,
+		      const char *fields)
+{
+	char cmd[1024];
+
+	ue_track_del(t, name);
+	snprintf(cmd, sizeof(cmd), "u:%s%s%s", name, *fields ? " " : "",
+		 fields);
+	return ue_dyn_cmd(cmd);
+}
+
+static bool listed(const char *name)
+{
+	char line[1024];
+
+	return ue_dyn_line(name, line, sizeof(line));
+}
+
+TEST_F(dyn, create_list_delete)
+{
+	char line[1024];
+
+	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_basic", "u32 a; u64 b"));
+	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_basic"));
+	EXPECT_GT(ue_event_id(UE_SYS, "uet_dy_basic"), 0);
+
+	ASSERT_TRUE(ue_dyn_line("uet_dy_basic", line, sizeof(line)));
+	EXPECT_STREQ("u:uet_dy_basic u32 a; u64 b", line);
+
+	/* Not in use by anyone: listed in the status file without comment */
+	ASSERT_TRUE(ue_status_line("uet_dy_basic", line, sizeof(line)));
+	EXPECT_STREQ("uet_dy_basic", line);
+
+	EXPECT_EQ(0, ue_dyn_cmd("-:uet_dy_basic"));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_basic"));
+	EXPECT_FALSE(listed("uet_dy_basic"));
+	EXPECT_FALSE(ue_status_line("uet_dy_basic", line, sizeof(line)));
+
+	/* Gone: deleting it again finds nothing */
+	EXPECT_EQ(-ENOENT, ue_dyn_cmd("-:uet_dy_basic"));
+	EXPECT_EQ(-ENOENT, ue_del_name("uet_dy_basic"));
+}
+
+TEST_F(dyn, no_fields)
+{
+	char line[256];
+
+	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_nofields", ""));
+	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_nofields"));
+	ASSERT_TRUE(ue_dyn_line("uet_dy_nofields", line, sizeof(line)));
+	EXPECT_STREQ("u:uet_dy_nofields", line);
+	EXPECT_EQ(0, ue_dyn_cmd("-:uet_dy_nofields"));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_nofields"));
+}
+
+/* Creating an event that persists only needs the dynamic_events write. */
+TEST_F(dyn, persists_until_deleted)
+{
+	__u32 idx;
+	int fd;
+
+	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_persist", "u32 a"));
+
+	/* Users come and go: the event stays */
+	fd = ue_open_data();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ue_reg(fd, "uet_dy_persist u32 a", self->page, 4, 0, 0,
+			    &idx));
+	ASSERT_EQ(0, ue_unreg(fd, self->page, 0));
+	close(fd);
+	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_persist"));
+	EXPECT_TRUE(listed("uet_dy_persist"));
+
+	EXPECT_EQ(0, ue_del_name("uet_dy_persist"));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_persist"));
+	EXPECT_FALSE(listed("uet_dy_persist"));
+}
+
+/* Single spaces, "; " separators, decimal array sizes, struct sizes. */
+TEST_F(dyn, canonical_listing)
+{
+	static const struct {
+		const char *name;
+		const char *in;
+		const char *out;
+	} cases[] = {
+		{ "uet_dy_canon1", "u32   a;u64 b;", "u32 a; u64 b" },
+		{ "uet_dy_canon2", "char[0x14] a; unsigned  char[0x10]   b",
+		  "char[20] a; unsigned char[16] b" },
+		{ "uet_dy_canon3", "struct  my_s a  24;;  unsigned int b",
+		  "struct my_s a 24; unsigned int b" },
+		{ "uet_dy_canon4",
+		  "__data_loc char[] a; __rel_loc  unsigned char[] b",
+		  "__data_loc char[] a; __rel_loc unsigned char[] b" },
+		{ "uet_dy_canon5", "\ts8 a ;\tunsigned short b;int c;",
+		  "s8 a; unsigned short b; int c" },
+	};
+	char line[1024], want[1200];
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		EXPECT_EQ(0, dyn_create(&self->t, cases[i].name, cases[i].in))
+			TH_LOG("'%s'", cases[i].in);
+		snprintf(want, sizeof(want), "u:%s %s", cases[i].name,
+			 cases[i].out);
+		EXPECT_TRUE(ue_dyn_line(cases[i].name, line, sizeof(line)));
+		EXPECT_STREQ(want, line);
+	}
+}
+
+/* A listed line can be written back and names the same event. */
+TEST_F(dyn, listing_round_trip)
+{
+	char line[1024], again[1024 + 1];	/* room for "!" + line */
+
+	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_trip",
+				"u16 a;char[0x8] b;struct x c 3"));
+	ASSERT_TRUE(ue_dyn_line("uet_dy_trip", line, sizeof(line)));
+	EXPECT_EQ(0, ue_dyn_cmd(line));
+	ASSERT_TRUE(ue_dyn_line("uet_dy_trip", again, sizeof(again)));
+	EXPECT_STREQ(line, again);
+	/* "!" + the listed line deletes it */
+	snprintf(again, sizeof(again), "!%s", line);
+	EXPECT_EQ(0, ue_dyn_cmd(again));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_trip"));
+}
+
+TEST_F(dyn, delete_syntaxes)
+{
+	static const char * const dels[] = {
+		"-:uet_dy_del",
+		"-:user_events/uet_dy_del",
+		"!u:uet_dy_del",
+		"!u:uet_dy_del u32 a; u64 b",
+		"!u:uet_dy_del u32 a;u64   b;",
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(dels); i++) {
+		ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_del", "u32 a; u64 b"));
+		ASSERT_TRUE(ue_event_exists(UE_SYS, "uet_dy_del"));
+		EXPECT_EQ(0, ue_dyn_cmd(dels[i])) TH_LOG("'%s'", dels[i]);
+		EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_del"))
+			TH_LOG("'%s'", dels[i]);
+		EXPECT_FALSE(listed("uet_dy_del"));
+	}
+}
+
+TEST_F(dyn, delete_no_match)
+{
+	static const char * const misses[] = {
+		"!u:uet_dy_nomatch u32 a",		/* fewer fields */
+		"!u:uet_dy_nomatch u32 a; u32 b",	/* other type */
+		"!u:uet_dy_nomatch u32 b; u64 a",	/* other names */
+		"!u:uet_dy_nomatch u32 a; u64 b; u8 c",	/* more fields */
+		"-:user_events_multi/uet_dy_nomatch",	/* other system */
+		"-:uet_dy_nomatc",			/* prefix only */
+		"-:uet_dy_nomatch_",
+	};
+	int i;
+
+	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_nomatch", "u32 a; u64 b"));
+	for (i = 0; i < ARRAY_SIZE(misses); i++) {
+		EXPECT_EQ(-ENOENT, ue_dyn_cmd(misses[i])) TH_LOG("'%s'", misses[i]);
+		EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_nomatch"));
+	}
+	EXPECT_EQ(-EINVAL, ue_dyn_cmd("-:"));
+	EXPECT_TRUE(listed("uet_dy_nomatch"));
+}
+
+/* Creating the same event again is fine; other fields are refused. */
+TEST_F(dyn, create_twice)
+{
+	char line[256];
+
+	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_twice", "u32 a; u64 b"));
+	EXPECT_EQ(0, dyn_create(&self->t, "uet_dy_twice", "u32 a;u64 b;"));
+	EXPECT_EQ(-EADDRINUSE, dyn_create(&self->t, "uet_dy_twice", "u32 a"));
+	EXPECT_EQ(-EADDRINUSE, dyn_create(&self->t, "uet_dy_twice", ""));
+	EXPECT_EQ(-EADDRINUSE, dyn_create(&self->t, "uet_dy_twice",
+					  "u64 a; u32 b"));
+
+	ASSERT_TRUE(ue_dyn_line("uet_dy_twice", line, sizeof(line)));
+	EXPECT_STREQ("u:uet_dy_twice u32 a; u64 b", line);
+}
+
+TEST_F(dyn, busy_registered)
+{
+	__u32 idx;
+	int fd;
+
+	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_busyreg", "u32 a"));
+	fd = ue_open_data();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ue_reg(fd, "uet_dy_busyreg u32 a", self->page, 4, 0, 0,
+			    &idx));
+
+	EXPECT_EQ(-EBUSY, ue_dyn_cmd("-:uet_dy_busyreg"));
+	EXPECT_EQ(-EBUSY, ue_dyn_cmd("-:user_events/uet_dy_busyreg"));
+	EXPECT_EQ(-EBUSY, ue_dyn_cmd("!u:uet_dy_busyreg"));
+	EXPECT_EQ(-EBUSY, ue_dyn_cmd("!u:uet_dy_busyreg u32 a"));
+	EXPECT_EQ(-EBUSY, ue_del_name("uet_dy_busyreg"));
+
+	/* The write index slot of the open fd still uses the event */
+	ASSERT_EQ(0, ue_unreg(fd, self->page, 0));
+	EXPECT_EQ(-EBUSY, ue_dyn_cmd("-:uet_dy_busyreg"));
+	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_busyreg"));
+
+	close(fd);
+	EXPECT_EQ(0, ue_dyn_cmd("-:uet_dy_busyreg"));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_busyreg"));
+}
+
+TEST_F(dyn, busy_ftrace)
+{
+	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_busyft", "u32 a"));
+	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_dy_busyft"));
+
+	EXPECT_EQ(-EBUSY, ue_dyn_cmd("-:uet_dy_busyft"));
+	EXPECT_EQ(-EBUSY, ue_dyn_cmd("!u:uet_dy_busyft u32 a"));
+	EXPECT_EQ(-EBUSY, ue_del_name("uet_dy_busyft"));
+	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_busyft"));
+
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_dy_busyft", false));
+	EXPECT_EQ(0, ue_dyn_cmd("-:uet_dy_busyft"));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_busyft"));
+}
+
+TEST_F(dyn, busy_perf)
+{
+	int id;
+
+	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_busyperf", "u32 a"));
+	id = ue_event_id(UE_SYS, "uet_dy_busyperf");
+	ASSERT_GT(id, 0);
+	self->perf_fd = ue_perf_open(id, false);
+	if (self->perf_fd < 0 && errno == ENOENT)
+		SKIP(return, "perf tracepoint events not available");
+	ASSERT_LE(0, self->perf_fd) TH_LOG("perf_event_open: %s", strerror(errno));
+
+	EXPECT_EQ(-EBUSY, ue_dyn_cmd("-:uet_dy_busyperf"));
+	EXPECT_EQ(-EBUSY, ue_del_name("uet_dy_busyperf"));
+
+	close(self->perf_fd);
+	self->perf_fd = -1;
+	EXPECT_EQ(0, ue_dyn_cmd("-:uet_dy_busyperf"));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_busyperf"));
+}
+
+/* ---------------------------------------------------------------------
+ * Permissions: creating and deleting persistent events needs
+ * CAP_PERFMON (or CAP_SYS_ADMIN), even for uid 0.
+ */
+
+static int nocap_cmd(void *cmd)
+{
+	return ue_dyn_cmd(cmd);
+}
+
+static int nocap_del(void *name)
+{
+	return ue_del_name(name);
+}
+
+TEST_F(dyn, eperm_create)
+{
+	int n = ARRAY_SIZE(perfmon_caps);
+
+	ue_track_del(&self->t, "uet_dy_nocap");
+	EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, n, nocap_cmd,
+					      "u:uet_dy_nocap u32 a"));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_nocap"));
+	EXPECT_FALSE(listed("uet_dy_nocap"));
+}
+
+TEST_F(dyn, eperm_delete)
+{
+	static const char * const dels[] = {
+		"-:uet_dy_nocapdel",
+		"-:user_events/uet_dy_nocapdel",
+		"!u:uet_dy_nocapdel",
+		"!u:uet_dy_nocapdel u32 a",
+	};
+	int n = ARRAY_SIZE(perfmon_caps);
+	int i;
+
+	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_nocapdel", "u32 a"));
+	for (i = 0; i < ARRAY_SIZE(dels); i++) {
+		EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, n, nocap_cmd,
+						      (void *)dels[i]))
+			TH_LOG("'%s'", dels[i]);
+	}
+	EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, n, nocap_del,
+					      "uet_dy_nocapdel"));
+	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_nocapdel"));
+	EXPECT_TRUE(listed("uet_dy_nocapdel"));
+
+	/* Either capability alone is enough */
+	EXPECT_EQ(0, ue_run_without_caps(perfmon_caps, 1, nocap_cmd,
+					 "-:uet_dy_nocapdel"));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_nocapdel"));
+	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_nocapdel", "u32 a"));
+	EXPECT_EQ(0, ue_run_without_caps(perfmon_caps + 1, 1, nocap_cmd,
+					 "-:uet_dy_nocapdel"));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_nocapdel"));
+}
+
+TEST_F(dyn, create_with_one_cap)
+{
+	/* Without CAP_SYS_ADMIN, CAP_PERFMON is enough, and the reverse */
+	ue_track_del(&self->t, "uet_dy_onecap");
+	EXPECT_EQ(0, ue_run_without_caps(perfmon_caps + 1, 1, nocap_cmd,
+					 "u:uet_dy_onecap u32 a"));
+	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_onecap"));
+	EXPECT_EQ(0, ue_dyn_cmd("-:uet_dy_onecap"));
+
+	EXPECT_EQ(0, ue_run_without_caps(perfmon_caps, 1, nocap_cmd,
+					 "u:uet_dy_onecap u32 a"));
+	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_onecap"));
+	EXPECT_EQ(0, ue_dyn_cmd("-:uet_dy_onecap"));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_onecap"));
+}
+
+/* ---------------------------------------------------------------------
+ * The same parser and matching rules as DIAG_IOCSREG
+ */
+
+TEST_F(dyn, same_parser_as_ioctl)
+{
+	static const char * const cmds[] = {
+		/* valid */
+		"uet_dy_p0 u8 a; s8 b; u16 c; s16 d; u32 e; s32 f; u64 g; s64 h",
+		"uet_dy_p1 char a; unsigned char b; short c; unsigned short d",
+		"uet_dy_p2 int a; unsigned int b",
+		"uet_dy_p3 char[20] a; unsigned char[0x14] b",
+		"uet_dy_p4 __data_loc char[] a; __rel_loc unsigned char[] b",
+		"uet_dy_p5 struct s a 20",
+		"uet_dy_p6  u32 a;;u32 b ;",
+		"_uet_dy_p7",
+		"uet_dy_P8_9 u32 _x9",
+		/* invalid */
+		"uet_dy_bad u128 a",
+		"uet_dy_bad long a",
+		"uet_dy_bad u32",
+		"uet_dy_bad u32 a b",
+		"uet_dy_bad unsigned u32 a",
+		"uet_dy_bad char[0] a",
+		"uet_dy_bad char[aa] a",
+		"uet_dy_bad char[] a",
+		"uet_dy_bad char[9999] a",
+		"uet_dy_bad char[0x0000000000001] a",
+		"uet_dy_bad struct s a",
+		"uet_dy_bad struct s a 0",
+		"uet_dy_bad char a 20",
+		"uet_dy_bad __data_loc char[4] a",
+		"uet_dy_bad u32 a; u64 a",
+		"uet_dy_bad u32 9a",
+		"uet_dy_bad u32 a-b",
+		"uet_dy_bad:flag u32 a",
+		"uet_dy.bad u32 a",
+		"9uet_dy_bad u32 a",
+		"uet-dy-bad u32 a",
+	};
+	char dcmd[600], dname[UE_NAME_MAX];
+	int i, ioc, dyn, fd;
+
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		fd = ue_open_data();
+		ASSERT_LE(0, fd);
+		ioc = ue_reg(fd, cmds[i], self->page, 4, 0, 0, NULL);
+		if (!ioc)
+			ASSERT_EQ(0, ue_unreg(fd, self->page, 0));
+		close(fd);
+
+		snprintf(dcmd, sizeof(dcmd), "u:%s", cmds[i]);
+		snprintf(dname, sizeof(dname), "%.*s",
+			 (int)strcspn(cmds[i], " "), cmds[i]);
+		ue_track_del(&self->t, dname);
+		dyn = ue_dyn_cmd(dcmd);
+		if (!dyn) {
+			snprintf(dcmd, sizeof(dcmd), "-:%s", dname);
+			EXPECT_EQ(0, ue_dyn_cmd(dcmd));
+		}
+
+		EXPECT_EQ(ioc, dyn) TH_LOG("'%s'", cmds[i]);
+		EXPECT_EQ(i < 9 ? 0 : -EINVAL, dyn) TH_LOG("'%s'", cmds[i]);
+	}
+}
+
+/* Name length, command length and field count limits through both. */
+TEST_F(dyn, same_limits_as_ioctl)
+{
+	char name[200], cmd[1024], dcmd[1100];
+	int fd, ioc, len, i, fields;
+	const int lens[] = { 128, 129 };
+
+	fd = ue_open_data();
+	ASSERT_LE(0, fd);
+
+	for (i = 0; i < ARRAY_SIZE(lens); i++) {
+		memset(name, 'n', lens[i]);
+		name[lens[i]] = '\0';
+		memcpy(name, "uet_dy_len", strlen("uet_dy_len"));
+		ioc = ue_reg(fd, name, self->page, 4, 0, 0, NULL);
+		if (!ioc)
+			ASSERT_EQ(0, ue_unreg(fd, self->page, 0));
+
+		ue_track_del(&self->t, name);
+		snprintf(dcmd, sizeof(dcmd), "u:%s", name);
+		EXPECT_EQ(ioc, ue_dyn_cmd(dcmd)) TH_LOG("name length %d", lens[i]);
+		EXPECT_EQ(lens[i] <= 128 ? 0 : -EINVAL, ioc);
+	}
+	close(fd);
+	EXPECT_FALSE(ue_event_exists(UE_SYS, name));
+
+	/* 64 fields are fine, 65 are not */
+	for (fields = 64; fields <= 65; fields++) {
+		fd = ue_open_data();
+		ASSERT_LE(0, fd);
+		len = snprintf(cmd, sizeof(cmd), "uet_dy_nf%d", fields);
+		for (i = 0; i < fields; i++)
+			len += snprintf(cmd + len, sizeof(cmd) - len, "%su8 f%d",
+					i ? ";" : " ", i);
+		ioc = ue_reg(fd, cmd, self->page, 4, 0, 0, NULL);
+		if (!ioc)
+			ASSERT_EQ(0, ue_unreg(fd, self->page, 0));
+		close(fd);
+
+		snprintf(name, sizeof(name), "uet_dy_nf%d", fields);
+		ue_track_del(&self->t, name);
+		snprintf(dcmd, sizeof(dcmd), "u:%s", cmd);
+		EXPECT_EQ(ioc, ue_dyn_cmd(dcmd)) TH_LOG("%d fields", fields);
+		EXPECT_EQ(fields <= 64 ? 0 : -EINVAL, ioc);
+	}
+
+	/* Over 511 bytes of command */
+	len = snprintf(cmd, sizeof(cmd), "uet_dy_cmdlen u32 a");
+	while (len < 600)
+		len += snprintf(cmd + len, sizeof(cmd) - len, "          ");
+	snprintf(cmd + len, sizeof(cmd) - len, "; u32 b");
+	fd = ue_open_data();
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-EINVAL, ue_reg(fd, cmd, self->page, 4, 0, 0, NULL));
+	close(fd);
+	ue_track_del(&self->t, "uet_dy_cmdlen");
+	snprintf(dcmd, sizeof(dcmd), "u:%s", cmd);
+	EXPECT_EQ(-EINVAL, ue_dyn_cmd(dcmd));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_cmdlen"));
+}
+
+/* Tracing prepared before the program registers: its bit is set at once. */
+TEST_F(dyn, prepared_tracing)
+{
+	uint32_t *w = (uint32_t *)self->page;
+
+	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_prep", "u32 id"));
+	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_dy_prep"));
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_dy_prep u32 id", w, 4, 7,
+				  NULL));
+	EXPECT_TRUE(ue_wait_bit(w, 4, 7, true));
+}
+
+/* Every user event is listed, also one that does not persist. */
+TEST_F(dyn, lists_registered_events)
+{
+	char line[256];
+
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_dy_reglist  u32 a;char[0x4] b",
+				  self->page, 4, 0, NULL));
+	ASSERT_TRUE(ue_dyn_line("uet_dy_reglist", line, sizeof(line)));
+	EXPECT_STREQ("u:uet_dy_reglist u32 a; char[4] b", line);
+
+	ue_track_cleanup(&self->t);
+	EXPECT_FALSE(listed("uet_dy_reglist"));
+}
+
+/* Truncating dynamic_events while a user event is in use: nothing goes. */
+TEST_F(dyn, truncate_busy)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_trunc", "u32 a"));
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_dy_trunc_used u32 a",
+				  self->page, 4, 0, NULL));
+
+	ue_tpath(path, sizeof(path), "dynamic_events");
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	EXPECT_EQ(-1, fd);
+	EXPECT_EQ(EBUSY, errno);
+	if (fd >= 0)
+		close(fd);
+
+	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_trunc"));
+	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_trunc_used"));
+}
+
+/* An event created by "u:" matches ioctl registrations like any other. */
+TEST_F(dyn, ioctl_matches_dyn_event)
+{
+	static const char * const same[] = {
+		"uet_dy_match u32 a; char[16] b; struct s c 8",
+		"uet_dy_match  u32 a;char[0x10] b;struct s c 8;",
+		"uet_dy_match\tu32   a ;  char[16]  b;; struct  s  c  8",
+	};
+	static const char * const other[] = {
+		"uet_dy_match u32 a",
+		"uet_dy_match",
+		"uet_dy_match u32 a; char[17] b; struct s c 8",
+		"uet_dy_match u32 a; char[16] b; struct s c 9",
+		"uet_dy_match u32 a; char[16] b; struct t c 8",
+		"uet_dy_match s32 a; char[16] b; struct s c 8",
+		"uet_dy_match u32 x; char[16] b; struct s c 8",
+		"uet_dy_match char[16] b; u32 a; struct s c 8",
+	};
+	__u32 first, idx;
+	int i, id;
+
+	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_match",
+				"u32 a;char[16] b;struct s c 8"));
+	id = ue_event_id(UE_SYS, "uet_dy_match");
+	ASSERT_GT(id, 0);
+
+	for (i = 0; i < ARRAY_SIZE(same); i++) {
+		EXPECT_EQ(0, ue_track_reg(&self->t, same[i], self->page, 4, i,
+					  &idx))
+			TH_LOG("'%s'", same[i]);
+		if (!i)
+			first = idx;
+		EXPECT_EQ(first, idx);
+	}
+	for (i = 0; i < ARRAY_SIZE(other); i++) {
+		EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, other[i], self->page,
+					      4, 16 + i, 0, NULL))
+			TH_LOG("'%s'", other[i]);
+	}
+	/* Still the very same tracepoint */
+	EXPECT_EQ(id, ue_event_id(UE_SYS, "uet_dy_match"));
+}
+
+/* "u:" for an event that exists through the ioctl makes it persist. */
+TEST_F(dyn, dyn_matches_ioctl_event)
+{
+	__u32 idx;
+	int fd, id;
+
+	fd = ue_open_data();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ue_reg(fd, "uet_dy_adopt u32 a;u16 b", self->page, 4, 0, 0,
+			    &idx));
+	id = ue_event_id(UE_SYS, "uet_dy_adopt");
+	ASSERT_GT(id, 0);
+
+	EXPECT_EQ(-EADDRINUSE, dyn_create(&self->t, "uet_dy_adopt", "u32 a"));
+	EXPECT_EQ(0, dyn_create(&self->t, "uet_dy_adopt", "u32  a;  u16 b;"));
+	EXPECT_EQ(id, ue_event_id(UE_SYS, "uet_dy_adopt"));
+
+	ASSERT_EQ(0, ue_unreg(fd, self->page, 0));
+	close(fd);
+	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_adopt"));
+	EXPECT_EQ(0, ue_dyn_cmd("-:uet_dy_adopt"));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_adopt"));
+}
+
+TEST_HARNESS_MAIN

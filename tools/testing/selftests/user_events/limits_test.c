@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * user_events limits: kernel.user_events_max, the number of events in the
+ * system (EMFILE beyond it; unused events are reaped before refusing).
+ * The 65536 registrations per address space are in mmcap_test.c.
+ *
+ * The per-file cap of 65536 write indexes is not reachable with the
+ * default user_events_max, so it is not tested.
+ *
+ * PARTLY EXPECTED TO FAIL ON UPSTREAM (6.12): it accepts
+ * user_events_max=0 and frees unused events after a delay.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include "../kselftest_harness.h"
+#include "ue_test_util.h"
+
+#define MAX_PATH	"/proc/sys/kernel/user_events_max"
+#define NFDS		8
+
+FIXTURE(limits) {
+	struct ue_track t;
+	char *page;
+	char saved[32];
+	int fds[NFDS];
+};
+
+static int read_max(void)
+{
+	char *text = ue_read_all(MAX_PATH);
+	int val;
+
+	if (!text)
+		return -errno;
+	val = atoi(text);
+	free(text);
+	return val;
+}
+
+static int write_max(const char *val)
+{
+	return ue_write_str(MAX_PATH, val, 0);
+}
+
+static int set_max(int val)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%d", val);
+	return write_max(buf);
+}
+
+/* Number of events in the system, as counted by user_events_status. */
+static int active_events(void)
+{
+	char *text = ue_status_read(), *pos;
+	int n = -1;
+
+	if (!text)
+		return -errno;
+	pos = strstr(text, "\nActive: ");
+	if (pos)
+		n = atoi(pos + strlen("\nActive: "));
+	free(text);
+	return n;
+}
+
+FIXTURE_SETUP(limits)
+{
+	char *text;
+	int i;
+
+	for (i = 0; i < NFDS; i++)
+		self->fds[i] = -1;
+	self->saved[0] = '\0';
+	if (!ue_available())
+		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
+
+	ASSERT_EQ(0, ue_track_init(&self->t));
+	self->page = ue_map_page(PROT_READ | PROT_WRITE);
+	ASSERT_NE(NULL, self->page);
+	memset(self->page, 0, getpagesize());
+
+	text = ue_read_all(MAX_PATH);
+	if (text) {
+		snprintf(self->saved, sizeof(self->saved), "%s", text);
+		free(text);
+	}
+}
+
+FIXTURE_TEARDOWN(limits)
+{
+	int i;
+
+	if (self->saved[0])
+		write_max(self->saved);
+	for (i = 0; i < NFDS; i++)
+		if (self->fds[i] >= 0)
+			close(self->fds[i]);
+	ue_track_cleanup(&self->t);
+	if (self->page)
+		munmap(self->page, getpagesize());
+}
+
+/*
+ * Slot @n: data fd @fds[n] (opened on demand) and enable word @n of @page.
+ * Register @cmd there, bit 0.
+ */
+static int reg_on(int *fds, char *page, int n, const char *cmd, __u16 flags)
+{
+	if (fds[n] < 0)
+		fds[n] = ue_open_data();
+	if (fds[n] < 0)
+		return -errno;
+	return ue_reg(fds[n], cmd, page + 8 * n, 4, 0, flags, NULL);
+}
+
+/* Drop every user of slot @n: unregister, close. */
+static void drop(int *fds, char *page, int n)
+{
+	ue_unreg(fds[n], page + 8 * n, 0);
+	close(fds[n]);
+	fds[n] = -1;
+}
+
+#define SLOT_REG(n, cmd, flags) reg_on(self->fds, self->page, n, cmd, flags)
+#define SLOT_DROP(n) drop(self->fds, self->page, n)
+#define MULTI USER_EVENT_REG_MULTI_FORMAT
+#define PERSIST USER_EVENT_REG_PERSIST
+
+/* Why the sysctl cannot be changed, NULL if it can */
+static const char *sysctl_unusable(const char *saved)
+{
+	if (!saved[0])
+		return "no " MAX_PATH;
+	if (geteuid() != 0)
+		return "changing " MAX_PATH " needs root";
+	return NULL;
+}
+
+TEST_F(limits, sysctl_values)
+{
+	int orig;
+
+	if (sysctl_unusable(self->saved))
+		SKIP(return, "%s", sysctl_unusable(self->saved));
+	orig = read_max();
+	ASSERT_GT(orig, 0);
+
+	EXPECT_EQ(-EINVAL, write_max("0"));
+	EXPECT_EQ(-EINVAL, write_max("-1"));
+	EXPECT_EQ(-EINVAL, write_max("many"));
+	EXPECT_EQ(orig, read_max());
+
+	EXPECT_EQ(0, set_max(1));
+	EXPECT_EQ(1, read_max());
+	EXPECT_EQ(0, set_max(orig + 1));
+	EXPECT_EQ(orig + 1, read_max());
+}
+
+TEST_F(limits, max_events)
+{
+	int n0;
+
+	if (sysctl_unusable(self->saved))
+		SKIP(return, "%s", sysctl_unusable(self->saved));
+	n0 = active_events();
+	ASSERT_LE(0, n0);
+	ASSERT_EQ(0, set_max(n0 + 2));
+
+	ASSERT_EQ(0, SLOT_REG(0, "uet_li_max0 u32 a", 0));
+	ASSERT_EQ(0, SLOT_REG(1, "uet_li_max1 u32 a", 0));
+	EXPECT_EQ(n0 + 2, active_events());
+
+	/* Every way of creating a new event is refused */
+	EXPECT_EQ(-EMFILE, SLOT_REG(2, "uet_li_max2 u32 a", 0));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_li_max2"));
+	EXPECT_EQ(-EMFILE, SLOT_REG(2, "uet_li_max2 u32 a", MULTI));
+	EXPECT_EQ(-EMFILE, SLOT_REG(2, "uet_li_max0 u32 a", MULTI));
+	ue_track_del(&self->t, "uet_li_max2");
+	EXPECT_EQ(-EMFILE, SLOT_REG(2, "uet_li_max2 u32 a", PERSIST));
+	EXPECT_EQ(-EMFILE, ue_dyn_cmd("u:uet_li_max2 u32 a"));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_li_max2"));
+	EXPECT_EQ(n0 + 2, active_events());
+
+	/* Existing events can still be registered */
+	EXPECT_EQ(0, SLOT_REG(2, "uet_li_max0 u32 a", 0));
+	SLOT_DROP(2);
+
+	/* Freeing one makes room at once */
+	SLOT_DROP(0);
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_li_max0"));
+	EXPECT_EQ(0, SLOT_REG(2, "uet_li_max2 u32 a", 0));
+	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_li_max2"));
+	EXPECT_EQ(-EMFILE, SLOT_REG(3, "uet_li_max3 u32 a", 0));
+}
+
+/* Persistent events count, and are not reaped to make room. */
+TEST_F(limits, persistent_count)
+{
+	int n0;
+
+	if (sysctl_unusable(self->saved))
+		SKIP(return, "%s", sysctl_unusable(self->saved));
+	n0 = active_events();
+	ASSERT_LE(0, n0);
+	ue_track_del(&self->t, "uet_li_pers");
+	ASSERT_EQ(0, ue_dyn_cmd("u:uet_li_pers u32 a"));
+	ASSERT_EQ(0, set_max(n0 + 1));
+
+	EXPECT_EQ(-EMFILE, SLOT_REG(0, "uet_li_pers2 u32 a", 0));
+	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_li_pers"));
+
+	EXPECT_EQ(0, ue_del_name("uet_li_pers"));
+	EXPECT_EQ(0, SLOT_REG(0, "uet_li_pers2 u32 a", 0));
+}
+
+/* An unused event kept only by a tracer is reaped when room is needed. */
+TEST_F(limits, reaps_unused)
+{
+	int n0;
+
+	if (sysctl_unusable(self->saved))
+		SKIP(return, "%s", sysctl_unusable(self->saved));
+	n0 = active_events();
+	ASSERT_LE(0, n0);
+
+	ASSERT_EQ(0, SLOT_REG(0, "uet_li_reap u32 a", 0));
+	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_li_reap"));
+	SLOT_DROP(0);
+	/* Still enabled: it stays while ftrace has it */
+	ASSERT_TRUE(ue_event_exists(UE_SYS, "uet_li_reap"));
+	ASSERT_EQ(0, set_max(n0 + 1));
+
+	/* The tracer keeps it: no room */
+	EXPECT_EQ(-EMFILE, SLOT_REG(1, "uet_li_reap2 u32 a", 0));
+
+	/*
+	 * Detached, it goes away (perhaps not yet: then the next creation
+	 * reaps it); either way there is room for one new event.
+	 */
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_li_reap", false));
+	EXPECT_EQ(0, SLOT_REG(1, "uet_li_reap2 u32 a", 0));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_li_reap"));
+	EXPECT_EQ(-EMFILE, SLOT_REG(2, "uet_li_reap3 u32 a", 0));
+}
+
+/* Lowering the limit below the current count removes nothing. */
+TEST_F(limits, lower_than_count)
+{
+	int n0;
+
+	if (sysctl_unusable(self->saved))
+		SKIP(return, "%s", sysctl_unusable(self->saved));
+	n0 = active_events();
+	ASSERT_LE(0, n0);
+	ASSERT_EQ(0, SLOT_REG(0, "uet_li_low0 u32 a", 0));
+	ASSERT_EQ(0, SLOT_REG(1, "uet_li_low1 u32 a", 0));
+
+	ASSERT_EQ(0, set_max(1));
+	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_li_low0"));
+	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_li_low1"));
+	EXPECT_EQ(n0 + 2, active_events());
+
+	EXPECT_EQ(-EMFILE, SLOT_REG(2, "uet_li_low2 u32 a", 0));
+	EXPECT_EQ(0, SLOT_REG(2, "uet_li_low1 u32 a", 0));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * user_events: USER_EVENT_REG_MULTI_FORMAT.
+ *
+ * Each (name, format) pair registered with the flag is one event in the
+ * user_events_multi system, named NAME.<hex id>, shared by everyone who
+ * registers the same pair.  Other formats get other versions; the
+ * single-format event of the same name is independent.
+ *
+ * PARTLY EXPECTED TO FAIL ON UPSTREAM (6.12): it does not list versions in
+ * dynamic_events under their tracepoint names, accepts "u:NAME.<hex>",
+ * and removes unused events and deletes only after a delay (EBUSY).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dirent.h>
+
+#include "../kselftest_harness.h"
+#include "ue_test_util.h"
+
+#define MULTI USER_EVENT_REG_MULTI_FORMAT
+#define PERSIST USER_EVENT_REG_PERSIST
+
+FIXTURE(multi) {
+	struct ue_track t;
+	char *page;
+};
+
+FIXTURE_SETUP(multi)
+{
+	if (!ue_available())
+		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
+
+	ASSERT_EQ(0, ue_track_init(&self->t));
+	self->page = ue_map_page(PROT_READ | PROT_WRITE);
+	ASSERT_NE(NULL, self->page);
+	memset(self->page, 0, getpagesize());
+}
+
+FIXTURE_TEARDOWN(multi)
+{
+	ue_track_cleanup(&self->t);
+	if (self->page)
+		munmap(self->page, getpagesize());
+}
+
+/* Is @tp "<name>.<hex digits>"? */
+static bool is_version_of(const char *tp, const char *name)
+{
+	size_t nlen = strlen(name);
+	const char *hex = tp + nlen + 1;
+
+	return !strncmp(tp, name, nlen) && tp[nlen] == '.' && *hex &&
+	       strspn(hex, "0123456789abcdefABCDEF") == strlen(hex);
+}
+
+/*
+ * Tracepoints of @name in user_events_multi; the one whose format file
+ * mentions @field (when not NULL) is copied to @tp.  Returns the count.
+ */
+static int versions(const char *name, const char *field, char *tp,
+		    size_t len)
+{
+	char path[PATH_MAX], semi[128], bracket[128], *text;
+	struct dirent *de;
+	int count = 0;
+	DIR *dir;
+
+	dir = opendir(ue_tpath(path, sizeof(path), "events/%s", UE_SYS_MULTI));
+	if (!dir)
+		return 0;
+
+	/* "field:u32 name;" or "field:char name[8];" */
+	snprintf(semi, sizeof(semi), " %s;", field ? field : "");
+	snprintf(bracket, sizeof(bracket), " %s[", field ? field : "");
+	while ((de = readdir(dir))) {
+		if (!is_version_of(de->d_name, name))
+			continue;
+		count++;
+		if (!field || !tp)
+			continue;
+		ue_tpath(path, sizeof(path), "events/%s/%s/format",
+			 UE_SYS_MULTI, de->d_name);
+		text = ue_read_all(path);
+		if (text && (strstr(text, semi) || strstr(text, bracket)))
+			snprintf(tp, len, "%s", de->d_name);
+		free(text);
+	}
+
+	closedir(dir);
+	return count;
+}
+
+/* Tracked multi-format registration at bit @bit of the fixture page */
+#define REG_MULTI(fd, cmd, bit, idx) \
+	ue_track_reg_fd(&self->t, fd, cmd, self->page, 4, bit, MULTI, idx)
+
+TEST_F(multi, system_and_name)
+{
+	char tp[UE_NAME_MAX] = "", line[512], want[512];
+
+	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_sys u32 a", 0, NULL));
+	ASSERT_EQ(1, versions("uet_mu_sys", "a", tp, sizeof(tp)));
+	ASSERT_TRUE(is_version_of(tp, "uet_mu_sys")) TH_LOG("'%s'", tp);
+
+	EXPECT_TRUE(ue_event_exists(UE_SYS_MULTI, tp));
+	EXPECT_GT(ue_event_id(UE_SYS_MULTI, tp), 0);
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_mu_sys"));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, tp));
+	EXPECT_GE(ue_field_offset(UE_SYS_MULTI, tp, "a"), 0);
+
+	/* The status file names the tracepoint */
+	ASSERT_TRUE(ue_status_line(tp, line, sizeof(line)));
+	EXPECT_STREQ(tp, line);
+	EXPECT_FALSE(ue_status_line("uet_mu_sys", line, sizeof(line)));
+
+	/* dynamic_events lists it under the tracepoint name */
+	ASSERT_TRUE(ue_dyn_line(tp, line, sizeof(line)));
+	snprintf(want, sizeof(want), "u:%s u32 a", tp);
+	EXPECT_STREQ(want, line);
+}
+
+TEST_F(multi, same_format_shared)
+{
+	char tp[UE_NAME_MAX] = "", tp2[UE_NAME_MAX] = "";
+	int fd2, id;
+
+	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_shared u32 a; u64 b",
+			       0, NULL));
+	ASSERT_EQ(1, versions("uet_mu_shared", "a", tp, sizeof(tp)));
+	id = ue_event_id(UE_SYS_MULTI, tp);
+	ASSERT_GT(id, 0);
+
+	/* Same fd, other spacing */
+	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_shared u32 a;u64 b;",
+			       1, NULL));
+	/* Another fd */
+	fd2 = ue_open_data();
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, REG_MULTI(fd2, "uet_mu_shared  u32 a; u64 b", 2,
+			       NULL));
+
+	EXPECT_EQ(1, versions("uet_mu_shared", "a", tp2, sizeof(tp2)));
+	EXPECT_STREQ(tp, tp2);
+	EXPECT_EQ(id, ue_event_id(UE_SYS_MULTI, tp));
+
+	ue_track_cleanup(&self->t);
+	close(fd2);
+	EXPECT_EQ(0, versions("uet_mu_shared", NULL, NULL, 0));
+}
+
+/*
+ * A second process registers the same (name, format): it gets the same
+ * tracepoint, which lives on while either of them uses it.
+ */
+TEST_F(multi, same_format_two_processes)
+{
+	char tp[UE_NAME_MAX] = "", tp2[UE_NAME_MAX] = "";
+	int go[2], done[2], status, fd;
+	char c = 0;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(done));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		uint32_t word = 0;
+		int ret;
+
+		close(go[0]);
+		close(done[1]);
+		fd = ue_open_data();
+		ret = ue_reg(fd, "uet_mu_procs u32 a", &word, 4, 0, MULTI, NULL);
+		c = ret ? 'E' : 'R';
+		if (write(go[1], &c, 1) != 1 || read(done[0], &c, 1) != 1)
+			_exit(2);
+		_exit(ret ? 1 : 0);
+	}
+	close(go[1]);
+	close(done[0]);
+
+	/* The child registered first */
+	ASSERT_EQ(1, read(go[0], &c, 1));
+	ASSERT_EQ('R', c);
+	ASSERT_EQ(1, versions("uet_mu_procs", "a", tp, sizeof(tp)));
+
+	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_procs u32 a", 0, NULL));
+	EXPECT_EQ(1, versions("uet_mu_procs", "a", tp2, sizeof(tp2)));
+	EXPECT_STREQ(tp, tp2);
+
+	/* The child goes away; our registration keeps the tracepoint */
+	ASSERT_EQ(1, write(done[1], &c, 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	EXPECT_TRUE(ue_event_exists(UE_SYS_MULTI, tp));
+	close(go[0]);
+	close(done[1]);
+
+	ue_track_cleanup(&self->t);
+	EXPECT_FALSE(ue_event_exists(UE_SYS_MULTI, tp));
+}
+
+TEST_F(multi, other_format_other_version)
+{
+	char a[UE_NAME_MAX] = "", b[UE_NAME_MAX] = "", c[UE_NAME_MAX] = "";
+	__u32 ia, ib, ic;
+
+	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_vers u32 fa", 0, &ia));
+	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_vers u64 fb", 1, &ib));
+	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_vers", 2, &ic));
+	EXPECT_EQ(3, versions("uet_mu_vers", NULL, NULL, 0));
+
+	ASSERT_EQ(3, versions("uet_mu_vers", "fa", a, sizeof(a)));
+	ASSERT_EQ(3, versions("uet_mu_vers", "fb", b, sizeof(b)));
+	ASSERT_NE(0, strlen(a));
+	ASSERT_NE(0, strlen(b));
+	EXPECT_STRNE(a, b);
+
+	/* Distinct tracepoint ids and write indexes */
+	EXPECT_NE(ue_event_id(UE_SYS_MULTI, a), ue_event_id(UE_SYS_MULTI, b));
+	EXPECT_NE(ia, ib);
+	EXPECT_NE(ia, ic);
+	EXPECT_NE(ib, ic);
+
+	/* Listed separately in dynamic_events */
+	EXPECT_TRUE(ue_dyn_line(a, c, sizeof(c)));
+	EXPECT_TRUE(ue_dyn_line(b, c, sizeof(c)));
+
+	ue_track_cleanup(&self->t);
+	EXPECT_EQ(0, versions("uet_mu_vers", NULL, NULL, 0));
+}
+
+TEST_F(multi, version_removed_alone)
+{
+	char a[UE_NAME_MAX] = "", b[UE_NAME_MAX] = "";
+	int fd;
+
+	fd = ue_open_data();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ue_reg(fd, "uet_mu_alone u32 fa", self->page, 4, 0, MULTI,
+			    NULL));
+	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_alone u64 fb", 1, NULL));
+	ASSERT_EQ(2, versions("uet_mu_alone", "fa", a, sizeof(a)));
+	ASSERT_EQ(2, versions("uet_mu_alone", "fb", b, sizeof(b)));
+
+	ASSERT_EQ(0, ue_unreg(fd, self->page, 0));
+	close(fd);
+	EXPECT_FALSE(ue_event_exists(UE_SYS_MULTI, a));
+	EXPECT_TRUE(ue_event_exists(UE_SYS_MULTI, b));
+	EXPECT_EQ(1, versions("uet_mu_alone", NULL, NULL, 0));
+}
+
+TEST_F(multi, coexists_with_single)
+{
+	char tp[UE_NAME_MAX] = "";
+	__u32 single, multi;
+
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_mu_both u64 x", self->page, 4,
+				  0, &single));
+	/* Other fields than the single-format event: no EADDRINUSE */
+	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_both u32 a", 1, &multi));
+	/* Even the very same fields are a separate multi-format event */
+	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_both u64 x", 2, NULL));
+
+	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_mu_both"));
+	EXPECT_EQ(2, versions("uet_mu_both", "a", tp, sizeof(tp)));
+	EXPECT_NE(single, multi);
+	EXPECT_NE(ue_event_id(UE_SYS, "uet_mu_both"),
+		  ue_event_id(UE_SYS_MULTI, tp));
+
+	/* The single-format rules still apply to the single-format event */
+	EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, "uet_mu_both u32 a",
+				      self->page, 4, 3, 0, NULL));
+}
+
+TEST_F(multi, enable_one_version)
+{
+	char a[UE_NAME_MAX] = "", b[UE_NAME_MAX] = "";
+	uint32_t *w = (uint32_t *)self->page;
+	int fd2;
+
+	fd2 = ue_open_data();
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_en u32 fa", 0, NULL));
+	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_en u64 fb", 1, NULL));
+	ASSERT_EQ(0, REG_MULTI(fd2, "uet_mu_en u32 fa", 2, NULL));
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_mu_en u32 fa", w, 4, 3, NULL));
+	ASSERT_EQ(2, versions("uet_mu_en", "fa", a, sizeof(a)));
+	ASSERT_EQ(2, versions("uet_mu_en", "fb", b, sizeof(b)));
+
+	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS_MULTI, a));
+	EXPECT_TRUE(ue_wait_bit(w, 4, 0, true));
+	EXPECT_TRUE(ue_wait_bit(w, 4, 2, true));
+	EXPECT_FALSE(ue_bit_set(w, 4, 1));
+	EXPECT_FALSE(ue_bit_set(w, 4, 3));
+
+	ASSERT_EQ(0, ue_set_enable(UE_SYS_MULTI, a, false));
+	EXPECT_TRUE(ue_wait_bit(w, 4, 0, false));
+	EXPECT_TRUE(ue_wait_bit(w, 4, 2, false));
+
+	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS_MULTI, b));
+	EXPECT_TRUE(ue_wait_bit(w, 4, 1, true));
+	EXPECT_FALSE(ue_bit_set(w, 4, 0));
+	EXPECT_FALSE(ue_bit_set(w, 4, 2));
+	EXPECT_FALSE(ue_bit_set(w, 4, 3));
+
+	/* The single-format event of the same name flips only its own bit */
+	ASSERT_EQ(0, ue_set_enable(UE_SYS_MULTI, b, false));
+	EXPECT_TRUE(ue_wait_bit(w, 4, 1, false));
+	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_mu_en"));
+	EXPECT_TRUE(ue_wait_bit(w, 4, 3, true));
+	EXPECT_EQ(1u << 3, __atomic_load_n(w, __ATOMIC_ACQUIRE));
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_mu_en", false));
+	EXPECT_TRUE(ue_wait_bit(w, 4, 3, false));
+
+	ue_track_cleanup(&self->t);
+	close(fd2);
+}
+
+TEST_F(multi, status_shows_versions)
+{
+	char a[UE_NAME_MAX] = "", line[512], want[512];
+
+	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_st u32 fa", 0, NULL));
+	ASSERT_EQ(1, versions("uet_mu_st", "fa", a, sizeof(a)));
+
+	ASSERT_TRUE(ue_status_line(a, line, sizeof(line)));
+	EXPECT_STREQ(a, line);
+
+	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS_MULTI, a));
+	ASSERT_TRUE(ue_status_line(a, line, sizeof(line)));
+	snprintf(want, sizeof(want), "%s # Used by ftrace", a);
+	EXPECT_STREQ(want, line);
+}
+
+/* ---------------------------------------------------------------------
+ * Deleting versions (persistent multi-format events)
+ */
+
+/* Register each of @cmds with PERSIST | MULTI, then drop all users. */
+static int make_persistent(void *page, const char * const *cmds, int n)
+{
+	int fd, i, ret = 0;
+
+	fd = ue_open_data();
+	if (fd < 0)
+		return -errno;
+	for (i = 0; i < n && !ret; i++) {
+		ret = ue_reg(fd, cmds[i], page, 4, i, PERSIST | MULTI, NULL);
+		if (!ret)
+			ret = ue_unreg(fd, page, i);
+	}
+	close(fd);
+	return ret;
+}
+
+TEST_F(multi, iocsdel_deletes_every_version)
+{
+	static const char * const cmds[] = {
+		"uet_mu_del u32 fa", "uet_mu_del u64 fb", "uet_mu_del",
+	};
+	char tp[UE_NAME_MAX] = "";
+	int fd;
+
+	if (geteuid() != 0)
+		SKIP(return, "USER_EVENT_REG_PERSIST needs CAP_PERFMON");
+
+	ue_track_del(&self->t, "uet_mu_del");
+	ASSERT_EQ(0, make_persistent(self->page, cmds, ARRAY_SIZE(cmds)));
+	/* Nobody uses them, they persist */
+	ASSERT_EQ(3, versions("uet_mu_del", "fa", tp, sizeof(tp)));
+
+	/* One version in use: EBUSY, and that version stays */
+	fd = ue_open_data();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ue_reg(fd, "uet_mu_del u32 fa", self->page, 4, 0, MULTI,
+			    NULL));
+	ASSERT_EQ(3, versions("uet_mu_del", "fa", tp, sizeof(tp)));
+	EXPECT_EQ(-EBUSY, ue_del_name("uet_mu_del"));
+	EXPECT_TRUE(ue_event_exists(UE_SYS_MULTI, tp));
+	ASSERT_EQ(0, ue_unreg(fd, self->page, 0));
+	close(fd);
+
+	EXPECT_EQ(0, ue_del_name("uet_mu_del"));
+	EXPECT_EQ(0, versions("uet_mu_del", NULL, NULL, 0));
+	EXPECT_EQ(-ENOENT, ue_del_name("uet_mu_del"));
+}
+
+TEST_F(multi, dynamic_events_delete_one_version)
+{
+	static const char * const cmds[] = {
+		"uet_mu_dyn u32 fa", "uet_mu_dyn u64 fb", "uet_mu_dyn char[8] fc",
+	};
+	char a[UE_NAME_MAX] = "", b[UE_NAME_MAX] = "", c[UE_NAME_MAX] = "";
+	char cmd[UE_NAME_MAX + 64], line[512];
+
+	if (geteuid() != 0)
+		SKIP(return, "USER_EVENT_REG_PERSIST needs CAP_PERFMON");
+
+	ue_track_del(&self->t, "uet_mu_dyn");
+	ASSERT_EQ(0, make_persistent(self->page, cmds, ARRAY_SIZE(cmds)));
+	ASSERT_EQ(3, versions("uet_mu_dyn", "fa", a, sizeof(a)));
+	ASSERT_EQ(3, versions("uet_mu_dyn", "fb", b, sizeof(b)));
+	ASSERT_EQ(3, versions("uet_mu_dyn", "fc", c, sizeof(c)));
+
+	/* Listing: one line per version, under its tracepoint name */
+	ASSERT_TRUE(ue_dyn_line(a, line, sizeof(line)));
+	snprintf(cmd, sizeof(cmd), "u:%s u32 fa", a);
+	EXPECT_STREQ(cmd, line);
+	ASSERT_TRUE(ue_dyn_line(c, line, sizeof(line)));
+	snprintf(cmd, sizeof(cmd), "u:%s char[8] fc", c);
+	EXPECT_STREQ(cmd, line);
+
+	/* One version */
+	snprintf(cmd, sizeof(cmd), "-:%s", a);
+	EXPECT_EQ(0, ue_dyn_cmd(cmd));
+	EXPECT_FALSE(ue_event_exists(UE_SYS_MULTI, a));
+	EXPECT_FALSE(ue_dyn_line(a, line, sizeof(line)));
+	EXPECT_TRUE(ue_event_exists(UE_SYS_MULTI, b));
+	EXPECT_TRUE(ue_event_exists(UE_SYS_MULTI, c));
+	EXPECT_EQ(-ENOENT, ue_dyn_cmd(cmd));
+
+	/* A version in use is busy */
+	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS_MULTI, b));
+	snprintf(cmd, sizeof(cmd), "-:%s", b);
+	EXPECT_EQ(-EBUSY, ue_dyn_cmd(cmd));
+	ASSERT_EQ(0, ue_set_enable(UE_SYS_MULTI, b, false));
+
+	/* All the remaining versions */
+	EXPECT_EQ(0, ue_dyn_cmd("-:uet_mu_dyn"));
+	EXPECT_EQ(0, versions("uet_mu_dyn", NULL, NULL, 0));
+	EXPECT_EQ(-ENOENT, ue_dyn_cmd("-:uet_mu_dyn"));
+}
+
+/* dynamic_events cannot create a version: the name is not an identifier. */
+TEST_F(multi, dyn_create_version_refused)
+{
+	char tp[UE_NAME_MAX] = "", cmd[UE_NAME_MAX + 64];
+
+	if (geteuid() != 0)
+		SKIP(return, "dynamic_events needs CAP_PERFMON");
+
+	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_dyncr u32 a", 0, NULL));
+	ASSERT_EQ(1, versions("uet_mu_dyncr", "a", tp, sizeof(tp)));
+
+	snprintf(cmd, sizeof(cmd), "u:%s u32 a", tp);
+	EXPECT_EQ(-EINVAL, ue_dyn_cmd(cmd));
+	EXPECT_EQ(-EINVAL, ue_dyn_cmd("u:uet_mu_dyncr.1 u32 a"));
+	EXPECT_EQ(1, versions("uet_mu_dyncr", NULL, NULL, 0));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_mu_dyncr"));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * user_events: USER_EVENT_REG_PERSIST and registration flags.
+ *
+ * A persistent event outlives its last registration and its last open
+ * file until DIAG_IOCSDEL (or a dynamic_events delete).  Registering with
+ * the flag and deleting a persistent event need CAP_PERFMON or
+ * CAP_SYS_ADMIN.  A kernel that does not know a flag refuses the
+ * registration with EINVAL, so programs retry without it.
+ *
+ * EXPECTED TO FAIL ON UPSTREAM (6.12): it drops the last reference of an
+ * event after a delay, so a delete right after the last close sees EBUSY
+ * and an unused non-persistent event is still there for a while.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include "../kselftest_harness.h"
+#include "ue_test_util.h"
+
+#define PERSIST USER_EVENT_REG_PERSIST
+
+static const int perfmon_caps[] = { CAP_PERFMON, CAP_SYS_ADMIN };
+
+FIXTURE(persist) {
+	struct ue_track t;
+	char *page;
+};
+
+FIXTURE_SETUP(persist)
+{
+	if (!ue_available())
+		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
+	if (geteuid() != 0)
+		SKIP(return, "USER_EVENT_REG_PERSIST needs root and CAP_PERFMON");
+
+	ASSERT_EQ(0, ue_track_init(&self->t));
+	self->page = ue_map_page(PROT_READ | PROT_WRITE);
+	ASSERT_NE(NULL, self->page);
+	memset(self->page, 0, getpagesize());
+}
+
+FIXTURE_TEARDOWN(persist)
+{
+	ue_track_cleanup(&self->t);
+	if (self->page)
+		munmap(self->page, getpagesize());
+}
+
+/* Register @cmd with @flags on a new fd, then unregister and close. */
+static int reg_and_drop(void *page, const char *cmd, __u16 flags)
+{
+	int fd, ret;
+
+	fd = ue_open_data();
+	if (fd < 0)
+		return -errno;
+	ret = ue_reg(fd, cmd, page, 4, 0, flags, NULL);
+	if (!ret)
+		ret = ue_unreg(fd, page, 0);
+	close(fd);
+	return ret;
+}
+
+TEST_F(persist, survives_last_user)
+{
+	char line[256];
+	int id;
+
+	ue_track_del(&self->t, "uet_pe_survive");
+	ASSERT_EQ(0, reg_and_drop(self->page, "uet_pe_survive u32 a", PERSIST));
+
+	/* No registration, no open file: still there everywhere */
+	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_pe_survive"));
+	id = ue_event_id(UE_SYS, "uet_pe_survive");
+	EXPECT_GT(id, 0);
+	ASSERT_TRUE(ue_status_line("uet_pe_survive", line, sizeof(line)));
+	EXPECT_STREQ("uet_pe_survive", line);
+	ASSERT_TRUE(ue_dyn_line("uet_pe_survive", line, sizeof(line)));
+	EXPECT_STREQ("u:uet_pe_survive u32 a", line);
+
+	/* Users without the flag reuse it; it keeps persisting after them */
+	ASSERT_EQ(0, reg_and_drop(self->page, "uet_pe_survive u32 a", 0));
+	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_pe_survive"));
+	EXPECT_EQ(id, ue_event_id(UE_SYS, "uet_pe_survive"));
+
+	/* Also with the flag again */
+	ASSERT_EQ(0, reg_and_drop(self->page, "uet_pe_survive u32 a", PERSIST));
+	EXPECT_EQ(id, ue_event_id(UE_SYS, "uet_pe_survive"));
+
+	EXPECT_EQ(0, ue_del_name("uet_pe_survive"));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_survive"));
+	EXPECT_FALSE(ue_status_line("uet_pe_survive", line, sizeof(line)));
+	EXPECT_FALSE(ue_dyn_line("uet_pe_survive", line, sizeof(line)));
+	EXPECT_EQ(-ENOENT, ue_del_name("uet_pe_survive"));
+}
+
+/* A persistent event nobody uses keeps its fields. */
+TEST_F(persist, keeps_format)
+{
+	ue_track_del(&self->t, "uet_pe_format");
+	ASSERT_EQ(0, reg_and_drop(self->page, "uet_pe_format u32 a; u64 b", PERSIST));
+
+	EXPECT_EQ(-EADDRINUSE, reg_and_drop(self->page, "uet_pe_format u32 a", 0));
+	EXPECT_EQ(-EADDRINUSE, reg_and_drop(self->page, "uet_pe_format u32 a",
+					    PERSIST));
+	EXPECT_EQ(-EADDRINUSE, reg_and_drop(self->page, "uet_pe_format", 0));
+	EXPECT_EQ(0, reg_and_drop(self->page, "uet_pe_format u32 a;u64 b;", 0));
+
+	/* After the delete the name is free for other fields at once */
+	EXPECT_EQ(0, ue_del_name("uet_pe_format"));
+	EXPECT_EQ(0, ue_track_reg(&self->t, "uet_pe_format u16 c",
+				  self->page, 4, 0, NULL));
+}
+
+TEST_F(persist, delete_busy)
+{
+	__u32 idx;
+	int fd;
+
+	ue_track_del(&self->t, "uet_pe_busy");
+	fd = ue_open_data();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ue_reg(fd, "uet_pe_busy u32 a", self->page, 4, 0, PERSIST,
+			    &idx));
+
+	/* Registered */
+	EXPECT_EQ(-EBUSY, ue_del(fd, "uet_pe_busy"));
+	EXPECT_EQ(-EBUSY, ue_del_name("uet_pe_busy"));
+
+	/* Unregistered, but the fd still has its write index */
+	ASSERT_EQ(0, ue_unreg(fd, self->page, 0));
+	EXPECT_EQ(-EBUSY, ue_del_name("uet_pe_busy"));
+
+	/* Enabled by ftrace, nothing else */
+	close(fd);
+	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_pe_busy"));
+	EXPECT_EQ(-EBUSY, ue_del_name("uet_pe_busy"));
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_pe_busy", false));
+
+	/* Nothing left: deleted at once, no waiting */
+	EXPECT_EQ(0, ue_del_name("uet_pe_busy"));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_busy"));
+}
+
+/* The event is written to and traced like any other while it persists. */
+TEST_F(persist, usable_after_reopen)
+{
+	uint32_t *word = (uint32_t *)self->page;
+	__u32 idx, val = 0x5eed;
+	char *trace, line[512] = "";
+	int fd;
+
+	ue_track_del(&self->t, "uet_pe_reuse");
+	ASSERT_EQ(0, reg_and_drop(self->page, "uet_pe_reuse u32 v", PERSIST));
+	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_pe_reuse"));
+
+	fd = ue_open_data();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ue_reg(fd, "uet_pe_reuse u32 v", word, 4, 5, 0, &idx));
+	/* Enabled before we registered: the bit is set right away */
+	EXPECT_TRUE(ue_wait_bit(word, 4, 5, true));
+
+	ASSERT_EQ(0, ue_tracing_on());
+	ASSERT_EQ(0, ue_trace_clear());
+	EXPECT_EQ(sizeof(idx) + sizeof(val), ue_emit(fd, idx, &val, sizeof(val)));
+	trace = ue_trace_read();
+	ASSERT_NE(NULL, trace);
+	/* The value shows, in decimal (maybe next to hex) */
+	EXPECT_TRUE(ue_find_line(trace, "uet_pe_reuse: v=", line,
+				 sizeof(line)));
+	EXPECT_NE(NULL, strstr(strstr(line, ": v=") ?: line, "24301"))
+		TH_LOG("%s", line);
+	free(trace);
+
+	ASSERT_EQ(0, ue_unreg(fd, word, 5));
+	close(fd);
+
+	/* Disabled and unused, it still persists */
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_pe_reuse", false));
+	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_pe_reuse"));
+	EXPECT_EQ(0, ue_del_name("uet_pe_reuse"));
+}
+
+/* ---------------------------------------------------------------------
+ * Permissions
+ */
+
+struct nocap_reg {
+	const char *cmd;
+	__u16 flags;
+};
+
+static int nocap_reg(void *arg)
+{
+	struct nocap_reg *r = arg;
+	uint32_t word = 0;
+	int fd, ret;
+
+	fd = ue_open_data();
+	if (fd < 0)
+		return -errno;
+	ret = ue_reg(fd, r->cmd, &word, 4, 0, r->flags, NULL);
+	if (!ret)
+		ret = ue_unreg(fd, &word, 0);
+	close(fd);
+	return ret;
+}
+
+static int nocap_del(void *name)
+{
+	return ue_del_name(name);
+}
+
+TEST_F(persist, eperm_register)
+{
+	struct nocap_reg r = { "uet_pe_nocap u32 a", PERSIST };
+	int n = ARRAY_SIZE(perfmon_caps);
+
+	ue_track_del(&self->t, "uet_pe_nocap");
+	EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, n, nocap_reg, &r));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_nocap"));
+
+	/* Also with other flags */
+	r.flags = PERSIST | USER_EVENT_REG_MULTI_FORMAT;
+	EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, n, nocap_reg, &r));
+
+	/* Registrations without the flag need no capability */
+	r.flags = 0;
+	EXPECT_EQ(0, ue_run_without_caps(perfmon_caps, n, nocap_reg, &r));
+	/* ... and were not persistent */
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_nocap"));
+
+	/* Even if the event already exists and persists */
+	ASSERT_EQ(0, reg_and_drop(self->page, "uet_pe_nocap u32 a", PERSIST));
+	r.flags = PERSIST;
+	EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, n, nocap_reg, &r));
+	r.flags = 0;
+	EXPECT_EQ(0, ue_run_without_caps(perfmon_caps, n, nocap_reg, &r));
+	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_pe_nocap"));
+}
+
+TEST_F(persist, one_cap_is_enough)
+{
+	struct nocap_reg r = { "uet_pe_onecap u32 a", PERSIST };
+
+	ue_track_del(&self->t, "uet_pe_onecap");
+	/* CAP_PERFMON without CAP_SYS_ADMIN */
+	EXPECT_EQ(0, ue_run_without_caps(perfmon_caps + 1, 1, nocap_reg, &r));
+	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_pe_onecap"));
+	EXPECT_EQ(0, ue_run_without_caps(perfmon_caps + 1, 1, nocap_del,
+					 "uet_pe_onecap"));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_onecap"));
+
+	/* CAP_SYS_ADMIN without CAP_PERFMON */
+	EXPECT_EQ(0, ue_run_without_caps(perfmon_caps, 1, nocap_reg, &r));
+	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_pe_onecap"));
+	EXPECT_EQ(0, ue_run_without_caps(perfmon_caps, 1, nocap_del,
+					 "uet_pe_onecap"));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_onecap"));
+}
+
+TEST_F(persist, eperm_delete)
+{
+	int n = ARRAY_SIZE(perfmon_caps);
+
+	ue_track_del(&self->t, "uet_pe_nocapdel");
+	ASSERT_EQ(0, reg_and_drop(self->page, "uet_pe_nocapdel u32 a", PERSIST));
+
+	EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, n, nocap_del,
+					      "uet_pe_nocapdel"));
+	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_pe_nocapdel"));
+
+	EXPECT_EQ(0, ue_del_name("uet_pe_nocapdel"));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_nocapdel"));
+
+	/* Unknown names: nothing to be denied */
+	EXPECT_EQ(-ENOENT, ue_run_without_caps(perfmon_caps, n, nocap_del,
+					       "uet_pe_nocapdel"));
+}
+
+/* ---------------------------------------------------------------------
+ * Unknown flags: EINVAL, and the retry without flags works
+ */
+
+TEST_F(persist, retry_without_flags)
+{
+	__u16 unknown[] = { USER_EVENT_REG_MAX, USER_EVENT_REG_MAX << 3,
+			    1u << 15, PERSIST | USER_EVENT_REG_MAX,
+			    USER_EVENT_REG_MULTI_FORMAT | (1u << 9) };
+	__u32 idx;
+	int i, fd;
+
+	for (i = 0; i < ARRAY_SIZE(unknown); i++) {
+		fd = ue_open_data();
+		ASSERT_LE(0, fd);
+		EXPECT_EQ(-EINVAL, ue_reg(fd, "uet_pe_retry u32 a", self->page,
+					  4, 0, unknown[i], &idx))
+			TH_LOG("flags 0x%x", unknown[i]);
+		/* Refused entirely: no event, no registration */
+		EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_retry"));
+		EXPECT_FALSE(ue_event_exists(UE_SYS_MULTI, "uet_pe_retry"));
+		EXPECT_EQ(-ENOENT, ue_unreg(fd, self->page, 0));
+
+		/* The documented fallback: the same call with flags 0 */
+		idx = UINT32_MAX;
+		EXPECT_EQ(0, ue_reg(fd, "uet_pe_retry u32 a", self->page, 4, 0,
+				    0, &idx));
+		EXPECT_NE(UINT32_MAX, idx);
+		EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_pe_retry"));
+		EXPECT_EQ(0, ue_unreg(fd, self->page, 0));
+		close(fd);
+		/* Without the flag it did not persist */
+		EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_retry"));
+	}
+}
+
+TEST_HARNESS_MAIN
