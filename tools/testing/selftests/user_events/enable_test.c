@@ -459,7 +459,7 @@ TEST_F(misc, unreg_larger_tail)
 	struct {
 		struct user_unreg unreg;
 		__u8 tail[8];
-	} __attribute__((packed)) big;
+	} big;	/* user_reg/user_unreg are packed: no padding */
 	int ret;
 
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_en_utail u32 a", w, 4, 0, NULL));

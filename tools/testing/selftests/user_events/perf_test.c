@@ -117,25 +117,26 @@ FIXTURE_TEARDOWN(perf)
 
 /* Register @cmd with its enable bit at page word 0, bit 0. */
 static int setup_event(struct __test_metadata *_metadata,
-		       FIXTURE_DATA(perf) *self, const char *cmd,
-		       const char *name, bool exclude_kernel, __u32 *idx)
+		       struct ue_track *t, void *page, int *perf_fd,
+		       struct ring *ring, const char *cmd, const char *name,
+		       bool exclude_kernel, __u32 *idx)
 {
 	int id;
 
-	if (ue_track_reg(&self->t, cmd, self->page, 4, 0, idx))
+	if (ue_track_reg(t, cmd, page, 4, 0, idx))
 		return -1;
 
 	id = ue_event_id(UE_SYS, name);
 	if (id <= 0)
 		return -1;
 
-	self->perf_fd = ue_perf_open(id, exclude_kernel);
-	if (self->perf_fd < 0) {
+	*perf_fd = ue_perf_open(id, exclude_kernel);
+	if (*perf_fd < 0) {
 		TH_LOG("perf_event_open: %s", strerror(errno));
 		return -1;
 	}
 
-	if (ring_map(self->perf_fd, &self->ring))
+	if (ring_map(*perf_fd, ring))
 		return -1;
 
 	return id;
@@ -170,7 +171,8 @@ TEST_F(perf, raw_sample)
 	__s32 pid;
 	__u32 idx;
 
-	id = setup_event(_metadata, self, "uet_pf_raw u32 a; u64 b", name, false,
+	id = setup_event(_metadata, &self->t, self->page, &self->perf_fd,
+			 &self->ring, "uet_pf_raw u32 a; u64 b", name, false,
 			 &idx);
 	ASSERT_GT(id, 0);
 	ASSERT_TRUE(ue_wait_bit(self->page, 4, 0, true));
@@ -207,7 +209,8 @@ TEST_F(perf, validation)
 	__u32 idx, loc;
 	int id, base, size;
 
-	id = setup_event(_metadata, self, "uet_pf_valid __rel_loc char[] s",
+	id = setup_event(_metadata, &self->t, self->page, &self->perf_fd,
+			 &self->ring, "uet_pf_valid __rel_loc char[] s",
 			 name, false, &idx);
 	ASSERT_GT(id, 0);
 	ASSERT_TRUE(ue_wait_bit(self->page, 4, 0, true));
@@ -244,7 +247,8 @@ TEST_F(perf, exclude_kernel)
 	int id, base, size;
 	__u32 idx;
 
-	id = setup_event(_metadata, self, "uet_pf_exkern u32 v", "uet_pf_exkern",
+	id = setup_event(_metadata, &self->t, self->page, &self->perf_fd,
+			 &self->ring, "uet_pf_exkern u32 v", "uet_pf_exkern",
 			 true, &idx);
 	ASSERT_GT(id, 0);
 	ASSERT_TRUE(ue_wait_bit(self->page, 4, 0, true));

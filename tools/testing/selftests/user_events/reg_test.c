@@ -35,28 +35,28 @@ FIXTURE_TEARDOWN(reg)
 }
 
 /* Enable word number @n inside the fixture page (8-byte slots). */
-static void *slot(FIXTURE_DATA(reg) *self, int n)
+static void *slot(char *page, int n)
 {
-	return self->page + n * 8;
+	return page + n * 8;
 }
 
 TEST_F(reg, basic)
 {
 	__u32 idx = UINT32_MAX;
 
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_basic u32 a", slot(self, 0),
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_basic u32 a", slot(self->page, 0),
 				  4, 0, &idx));
 	EXPECT_NE(UINT32_MAX, idx);
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_reg_basic"));
 	EXPECT_GT(ue_event_id(UE_SYS, "uet_reg_basic"), 0);
-	EXPECT_EQ(0, *(uint32_t *)slot(self, 0));
+	EXPECT_EQ(0, *(uint32_t *)slot(self->page, 0));
 }
 
 TEST_F(reg, no_fields)
 {
 	__u32 idx = UINT32_MAX;
 
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_nofields", slot(self, 0),
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_nofields", slot(self->page, 0),
 				  4, 0, &idx));
 	EXPECT_NE(UINT32_MAX, idx);
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_reg_nofields"));
@@ -66,19 +66,19 @@ TEST_F(reg, same_event_same_index)
 {
 	__u32 first, second, other;
 
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_same u32 a", slot(self, 0),
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_same u32 a", slot(self->page, 0),
 				  4, 0, &first));
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_same u32 a", slot(self, 0),
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_same u32 a", slot(self->page, 0),
 				  4, 1, &second));
 	EXPECT_EQ(first, second);
 
 	/* Even with different enable sizes / addresses */
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_same u32 a", slot(self, 1),
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_same u32 a", slot(self->page, 1),
 				  8, 40, &second));
 	EXPECT_EQ(first, second);
 
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_same_other u32 a",
-				  slot(self, 2), 4, 0, &other));
+				  slot(self->page, 2), 4, 0, &other));
 	EXPECT_NE(first, other);
 }
 
@@ -86,7 +86,7 @@ TEST_F(reg, size_too_big)
 {
 	struct user_reg reg;
 
-	ue_fill_reg(&reg, "uet_reg_big u32 a", slot(self, 0), 4, 0, 0);
+	ue_fill_reg(&reg, "uet_reg_big u32 a", slot(self->page, 0), 4, 0, 0);
 	reg.size = getpagesize() + 1;
 	EXPECT_EQ(-E2BIG, ue_reg_raw(self->t.fd, &reg));
 
@@ -104,7 +104,7 @@ TEST_F(reg, size_too_small)
 	ASSERT_EQ(28, sizeof(struct user_reg));
 
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
-		ue_fill_reg(&reg, "uet_reg_small u32 a", slot(self, 0), 4, 0, 0);
+		ue_fill_reg(&reg, "uet_reg_small u32 a", slot(self->page, 0), 4, 0, 0);
 		reg.size = sizes[i];
 		EXPECT_EQ(-EINVAL, ue_reg_raw(self->t.fd, &reg))
 			TH_LOG("size %u", sizes[i]);
@@ -118,10 +118,10 @@ TEST_F(reg, size_larger_tail)
 	struct {
 		struct user_reg reg;
 		__u8 tail[16];
-	} __attribute__((packed)) big;
+	} big;	/* user_reg/user_unreg are packed: no padding */
 
 	memset(&big, 0, sizeof(big));
-	ue_fill_reg(&big.reg, "uet_reg_tail u32 a", slot(self, 0), 4, 0, 0);
+	ue_fill_reg(&big.reg, "uet_reg_tail u32 a", slot(self->page, 0), 4, 0, 0);
 	big.reg.size = sizeof(big);
 	big.tail[15] = 1;
 	EXPECT_EQ(-E2BIG, ue_reg_raw(self->t.fd, &big));
@@ -130,7 +130,7 @@ TEST_F(reg, size_larger_tail)
 	big.reg.write_index = UINT32_MAX;
 	ASSERT_EQ(0, ue_reg_raw(self->t.fd, &big));
 	EXPECT_NE(UINT32_MAX, big.reg.write_index);
-	EXPECT_EQ(0, ue_unreg(self->t.fd, slot(self, 0), 0));
+	EXPECT_EQ(0, ue_unreg(self->t.fd, slot(self->page, 0), 0));
 }
 
 TEST_F(reg, bad_flags)
@@ -141,7 +141,7 @@ TEST_F(reg, bad_flags)
 
 	for (i = 0; i < ARRAY_SIZE(flags); i++) {
 		EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, "uet_reg_flags u32 a",
-					  slot(self, 0), 4, 0, flags[i], NULL))
+					  slot(self->page, 0), 4, 0, flags[i], NULL))
 			TH_LOG("flags 0x%x", flags[i]);
 	}
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_reg_flags"));
@@ -154,7 +154,7 @@ TEST_F(reg, bad_enable_size)
 
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, "uet_reg_esize u32 a",
-					  slot(self, 0), sizes[i], 0, 0, NULL))
+					  slot(self->page, 0), sizes[i], 0, 0, NULL))
 			TH_LOG("enable_size %d", sizes[i]);
 	}
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_reg_esize"));
@@ -179,15 +179,15 @@ TEST_F(reg, bit_out_of_range)
 	int fd = self->t.fd;
 	const char *cmd = "uet_reg_bits u32 a";
 
-	EXPECT_EQ(-EINVAL, ue_reg(fd, cmd, slot(self, 0), 4, 32, 0, NULL));
-	EXPECT_EQ(-EINVAL, ue_reg(fd, cmd, slot(self, 0), 4, 63, 0, NULL));
-	EXPECT_EQ(-EINVAL, ue_reg(fd, cmd, slot(self, 0), 8, 64, 0, NULL));
-	EXPECT_EQ(-EINVAL, ue_reg(fd, cmd, slot(self, 0), 8, 255, 0, NULL));
+	EXPECT_EQ(-EINVAL, ue_reg(fd, cmd, slot(self->page, 0), 4, 32, 0, NULL));
+	EXPECT_EQ(-EINVAL, ue_reg(fd, cmd, slot(self->page, 0), 4, 63, 0, NULL));
+	EXPECT_EQ(-EINVAL, ue_reg(fd, cmd, slot(self->page, 0), 8, 64, 0, NULL));
+	EXPECT_EQ(-EINVAL, ue_reg(fd, cmd, slot(self->page, 0), 8, 255, 0, NULL));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_reg_bits"));
 
 	/* The highest valid bits work */
-	EXPECT_EQ(0, ue_track_reg(&self->t, cmd, slot(self, 0), 4, 31, NULL));
-	EXPECT_EQ(0, ue_track_reg(&self->t, cmd, slot(self, 1), 8, 63, NULL));
+	EXPECT_EQ(0, ue_track_reg(&self->t, cmd, slot(self->page, 0), 4, 31, NULL));
+	EXPECT_EQ(0, ue_track_reg(&self->t, cmd, slot(self->page, 1), 8, 63, NULL));
 }
 
 /*
@@ -245,27 +245,27 @@ TEST_F(reg, addr_bit_in_use)
 {
 	int fd2;
 
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_inuse u32 a", slot(self, 0),
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_inuse u32 a", slot(self->page, 0),
 				  4, 3, NULL));
 
 	/* Same event, same address and bit */
 	EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, "uet_reg_inuse u32 a",
-				      slot(self, 0), 4, 3, 0, NULL));
+				      slot(self->page, 0), 4, 3, 0, NULL));
 	/* Another event cannot take the same address and bit either */
 	EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, "uet_reg_inuse2 u32 a",
-				      slot(self, 0), 4, 3, 0, NULL));
+				      slot(self->page, 0), 4, 3, 0, NULL));
 	/* The check is per process, not per file */
 	fd2 = ue_open_data();
 	ASSERT_LE(0, fd2);
 	EXPECT_EQ(-EADDRINUSE, ue_reg(fd2, "uet_reg_inuse u32 a",
-				      slot(self, 0), 4, 3, 0, NULL));
+				      slot(self->page, 0), 4, 3, 0, NULL));
 	close(fd2);
 
 	/* Other bits of the same word are fine */
-	EXPECT_EQ(0, ue_track_reg(&self->t, "uet_reg_inuse u32 a", slot(self, 0),
+	EXPECT_EQ(0, ue_track_reg(&self->t, "uet_reg_inuse u32 a", slot(self->page, 0),
 				  4, 4, NULL));
 	EXPECT_EQ(0, ue_track_reg(&self->t, "uet_reg_inuse2 u32 a",
-				  slot(self, 0), 4, 5, NULL));
+				  slot(self->page, 0), 4, 5, NULL));
 }
 
 TEST_F(reg, name_conflict_fields)
@@ -281,19 +281,19 @@ TEST_F(reg, name_conflict_fields)
 	int i;
 
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_conflict u32 a",
-				  slot(self, 0), 4, 0, NULL));
+				  slot(self->page, 0), 4, 0, NULL));
 
 	for (i = 0; i < ARRAY_SIZE(conflicts); i++) {
 		EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, conflicts[i],
-					      slot(self, 1), 4, i, 0, NULL))
+					      slot(self->page, 1), 4, i, 0, NULL))
 			TH_LOG("'%s'", conflicts[i]);
 	}
 
 	/* Also an event without fields against one with fields */
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_conflict_nf",
-				  slot(self, 2), 4, 0, NULL));
+				  slot(self->page, 2), 4, 0, NULL));
 	EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, "uet_reg_conflict_nf u32 a",
-				      slot(self, 2), 4, 1, 0, NULL));
+				      slot(self->page, 2), 4, 1, 0, NULL));
 }
 
 TEST_F(reg, spacing_equivalent)
@@ -309,11 +309,11 @@ TEST_F(reg, spacing_equivalent)
 	int i;
 
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_space u32 x;u32 y",
-				  slot(self, 0), 4, 0, &first));
+				  slot(self->page, 0), 4, 0, &first));
 
 	for (i = 0; i < ARRAY_SIZE(same); i++) {
 		idx = UINT32_MAX;
-		EXPECT_EQ(0, ue_track_reg(&self->t, same[i], slot(self, 0), 4,
+		EXPECT_EQ(0, ue_track_reg(&self->t, same[i], slot(self->page, 0), 4,
 					  i + 1, &idx))
 			TH_LOG("'%s'", same[i]);
 		EXPECT_EQ(first, idx);
@@ -342,7 +342,7 @@ TEST_F(reg, malformed)
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, bad[i], slot(self, 0), 4,
+		EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, bad[i], slot(self->page, 0), 4,
 					  0, 0, NULL))
 			TH_LOG("'%s'", bad[i]);
 	}
@@ -358,14 +358,14 @@ TEST_F(reg, overlong)
 	cmd[sizeof(cmd) - 1] = '\0';
 	memcpy(cmd, "uet_reg_long", strlen("uet_reg_long"));
 
-	EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, cmd, slot(self, 0), 4, 0, 0, NULL));
+	EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, cmd, slot(self->page, 0), 4, 0, 0, NULL));
 
 	/* Long because of the fields */
 	snprintf(cmd, sizeof(cmd), "uet_reg_long2 u32 a");
 	while (strlen(cmd) < sizeof(cmd) - 16)
 		strcat(cmd, "                ");
 	strcat(cmd, "; u32 b");
-	EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, cmd, slot(self, 0), 4, 0, 0, NULL));
+	EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, cmd, slot(self->page, 0), 4, 0, 0, NULL));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_reg_long2"));
 }
 
@@ -376,8 +376,8 @@ TEST_F(reg, overlong)
  */
 TEST_F(reg, empty_name)
 {
-	EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, "", slot(self, 0), 4, 0, 0, NULL));
-	EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, " u32 a", slot(self, 1), 4, 0, 0,
+	EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, "", slot(self->page, 0), 4, 0, 0, NULL));
+	EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, " u32 a", slot(self->page, 1), 4, 0, 0,
 				  NULL));
 }
 
@@ -388,7 +388,7 @@ TEST_F(reg, empty_name)
 TEST_F(reg, duplicate_field_name)
 {
 	EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, "uet_reg_dupf u32 a; u64 a",
-				  slot(self, 0), 4, 0, 0, NULL));
+				  slot(self->page, 0), 4, 0, 0, NULL));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_reg_dupf"));
 }
 
@@ -412,7 +412,7 @@ TEST_F(reg, all_types)
 		else
 			snprintf(cmd, sizeof(cmd), "%s %s f", name, types[i]);
 
-		EXPECT_EQ(0, ue_track_reg(&self->t, cmd, slot(self, 0), 8, i,
+		EXPECT_EQ(0, ue_track_reg(&self->t, cmd, slot(self->page, 0), 8, i,
 					  NULL))
 			TH_LOG("'%s'", cmd);
 		EXPECT_TRUE(ue_event_exists(UE_SYS, name));
@@ -423,7 +423,7 @@ TEST_F(reg, all_types)
 				  "uet_reg_mixed s8 a; u16 b; s64 c; char[5] d; "
 				  "__data_loc char[] e; __rel_loc char[] f; "
 				  "struct foo g 12; unsigned int h",
-				  slot(self, 1), 4, 0, NULL));
+				  slot(self->page, 1), 4, 0, NULL));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_reg_mixed"));
 }
 
@@ -442,9 +442,9 @@ TEST_F(reg, persist_flag)
 	ASSERT_LE(0, fd);
 	ue_track_del(&self->t, "uet_reg_persist");
 
-	ASSERT_EQ(0, ue_reg(fd, "uet_reg_persist u32 a", slot(self, 0), 4, 0,
+	ASSERT_EQ(0, ue_reg(fd, "uet_reg_persist u32 a", slot(self->page, 0), 4, 0,
 			    USER_EVENT_REG_PERSIST, NULL));
-	ASSERT_EQ(0, ue_unreg(fd, slot(self, 0), 0));
+	ASSERT_EQ(0, ue_unreg(fd, slot(self->page, 0), 0));
 	close(fd);
 
 	/* Nothing references it any more, yet it stays around */
@@ -452,9 +452,9 @@ TEST_F(reg, persist_flag)
 
 	/* Registering it again, with or without the flag, reuses it */
 	EXPECT_EQ(0, ue_track_reg(&self->t, "uet_reg_persist u32 a",
-				  slot(self, 1), 4, 0, NULL));
+				  slot(self->page, 1), 4, 0, NULL));
 	EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, "uet_reg_persist u64 a",
-				      slot(self, 1), 4, 1, 0, NULL));
+				      slot(self->page, 1), 4, 1, 0, NULL));
 }
 
 static int count_multi(const char *name, char *found, size_t len)
@@ -495,7 +495,7 @@ TEST_F(reg, multi_format)
 	char tp[UE_NAME_MAX];
 
 	ASSERT_EQ(0, ue_track_reg_fd(&self->t, self->t.fd, "uet_reg_multi u32 a",
-				     slot(self, 0), 4, 0, multi, &a));
+				     slot(self->page, 0), 4, 0, multi, &a));
 	EXPECT_EQ(1, count_multi("uet_reg_multi", tp, sizeof(tp)));
 	EXPECT_TRUE(ue_event_exists(UE_SYS_MULTI, tp));
 	/* Multi-format events do not show up under the plain name */
@@ -503,18 +503,18 @@ TEST_F(reg, multi_format)
 
 	/* A different format under the same name is a new tracepoint */
 	ASSERT_EQ(0, ue_track_reg_fd(&self->t, self->t.fd, "uet_reg_multi u64 b",
-				     slot(self, 0), 4, 1, multi, &b));
+				     slot(self->page, 0), 4, 1, multi, &b));
 	EXPECT_NE(a, b);
 	EXPECT_EQ(2, count_multi("uet_reg_multi", NULL, 0));
 
 	/* The same format maps to the same tracepoint again */
 	ASSERT_EQ(0, ue_track_reg_fd(&self->t, self->t.fd, "uet_reg_multi u32 a",
-				     slot(self, 0), 4, 2, multi, &c));
+				     slot(self->page, 0), 4, 2, multi, &c));
 	EXPECT_EQ(a, c);
 	EXPECT_EQ(2, count_multi("uet_reg_multi", NULL, 0));
 
 	/* Single-format events live in their own namespace */
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_multi u16 c", slot(self, 0),
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_multi u16 c", slot(self->page, 0),
 				  4, 3, &single));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_reg_multi"));
 	EXPECT_NE(a, single);
@@ -543,7 +543,7 @@ TEST_F(reg, del_unknown)
 TEST_F(reg, del_busy_registered)
 {
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_delbusy u32 a",
-				  slot(self, 0), 4, 0, NULL));
+				  slot(self->page, 0), 4, 0, NULL));
 
 	/* Referenced by our file and our enabler */
 	EXPECT_EQ(-EBUSY, ue_del_name("uet_reg_delbusy"));
@@ -589,9 +589,9 @@ TEST_F(reg, del_dynamic_event)
 
 	/* ioctl registration of the same format shares the event */
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_dyn u32 a;u64 b",
-				  slot(self, 0), 4, 0, NULL));
+				  slot(self->page, 0), 4, 0, NULL));
 	EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, "uet_reg_dyn u32 a",
-				      slot(self, 0), 4, 1, 0, NULL));
+				      slot(self->page, 0), 4, 1, 0, NULL));
 
 	/* In use, then unused: delete must work without any waiting */
 	ASSERT_EQ(0, dyn_event_write("u:uet_reg_dyn2 u32 a"));
@@ -617,9 +617,9 @@ TEST_F(reg, del_persist_after_unreg)
 	ue_track_del(&self->t, "uet_reg_delpersist");
 	fd = ue_open_data();
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, ue_reg(fd, "uet_reg_delpersist u32 a", slot(self, 0), 4, 0,
+	ASSERT_EQ(0, ue_reg(fd, "uet_reg_delpersist u32 a", slot(self->page, 0), 4, 0,
 			    USER_EVENT_REG_PERSIST, NULL));
-	ASSERT_EQ(0, ue_unreg(fd, slot(self, 0), 0));
+	ASSERT_EQ(0, ue_unreg(fd, slot(self->page, 0), 0));
 	close(fd);
 
 	EXPECT_EQ(0, ue_del_name("uet_reg_delpersist"));
@@ -638,9 +638,9 @@ TEST_F(reg, del_after_last_ref)
 
 	fd = ue_open_data();
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, ue_reg(fd, "uet_reg_dellast u32 a", slot(self, 0), 4, 0, 0,
+	ASSERT_EQ(0, ue_reg(fd, "uet_reg_dellast u32 a", slot(self->page, 0), 4, 0, 0,
 			    NULL));
-	ASSERT_EQ(0, ue_unreg(fd, slot(self, 0), 0));
+	ASSERT_EQ(0, ue_unreg(fd, slot(self->page, 0), 0));
 	close(fd);
 
 	ret = ue_del_name("uet_reg_dellast");
@@ -659,13 +659,13 @@ TEST_F(reg, rereg_new_format_after_last_ref)
 
 	fd = ue_open_data();
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, ue_reg(fd, "uet_reg_reformat u32 a", slot(self, 0), 4, 0, 0,
+	ASSERT_EQ(0, ue_reg(fd, "uet_reg_reformat u32 a", slot(self->page, 0), 4, 0, 0,
 			    NULL));
-	ASSERT_EQ(0, ue_unreg(fd, slot(self, 0), 0));
+	ASSERT_EQ(0, ue_unreg(fd, slot(self->page, 0), 0));
 	close(fd);
 
 	EXPECT_EQ(0, ue_track_reg(&self->t, "uet_reg_reformat u64 b; u32 c",
-				  slot(self, 0), 4, 0, NULL));
+				  slot(self->page, 0), 4, 0, NULL));
 }
 
 TEST_HARNESS_MAIN

@@ -37,9 +37,9 @@ FIXTURE_TEARDOWN(wr)
 }
 
 /* Enable word @n of the fixture page. */
-static uint32_t *word(FIXTURE_DATA(wr) *self, int n)
+static uint32_t *word(void *page, int n)
 {
-	return (uint32_t *)self->page + n;
+	return (uint32_t *)page + n;
 }
 
 /* Emit with a single write() of one contiguous buffer. */
@@ -59,19 +59,19 @@ static ssize_t emit_flat(int fd, __u32 idx, const void *payload, size_t len)
 }
 
 /* Register and enable via ftrace, waiting for the enable bit. */
-static int reg_enabled(FIXTURE_DATA(wr) *self, const char *cmd,
+static int reg_enabled(struct ue_track *t, void *page, const char *cmd,
 		       const char *name, int n, __u32 *idx)
 {
-	int ret = ue_track_reg(&self->t, cmd, word(self, n), 4, 0, idx);
+	int ret = ue_track_reg(t, cmd, word(page, n), 4, 0, idx);
 
 	if (ret)
 		return ret;
 
-	ret = ue_track_enable(&self->t, UE_SYS, name);
+	ret = ue_track_enable(t, UE_SYS, name);
 	if (ret)
 		return ret;
 
-	return ue_wait_bit(word(self, n), 4, 0, true) ? 0 : -ETIMEDOUT;
+	return ue_wait_bit(word(page, n), 4, 0, true) ? 0 : -ETIMEDOUT;
 }
 
 /*
@@ -101,7 +101,7 @@ static bool shows_str(const char *line, const char *field, const char *str)
 	char key[160];
 
 	snprintf(key, sizeof(key), " %s=%s", field, str);
-	return strstr(line, key) != NULL;
+	return strstr(line, key);
 }
 
 /* Count trace lines for event @name (matched as "name:"). */
@@ -137,7 +137,7 @@ TEST_F(wr, short_write)
 	__u32 idx;
 	int len;
 
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_wr_short", word(self, 0), 4, 0,
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_wr_short", word(self->page, 0), 4, 0,
 				  &idx));
 	memcpy(buf, &idx, sizeof(idx));
 
@@ -147,7 +147,7 @@ TEST_F(wr, short_write)
 	}
 
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_wr_short"));
-	ASSERT_TRUE(ue_wait_bit(word(self, 0), 4, 0, true));
+	ASSERT_TRUE(ue_wait_bit(word(self->page, 0), 4, 0, true));
 
 	for (len = 1; len < 4; len++) {
 		EXPECT_EQ(-1, write(self->t.fd, buf, len));
@@ -163,7 +163,8 @@ TEST_F(wr, negative_index)
 	__u32 idx;
 	int val = 0;
 
-	ASSERT_EQ(0, reg_enabled(self, "uet_wr_neg u32 a", "uet_wr_neg", 0, &idx));
+	ASSERT_EQ(0, reg_enabled(&self->t, self->page,
+				 "uet_wr_neg u32 a", "uet_wr_neg", 0, &idx));
 
 	EXPECT_EQ(-EINVAL, ue_emit(self->t.fd, (__u32)-1, &val, sizeof(val)));
 	EXPECT_EQ(-EINVAL, ue_emit(self->t.fd, (__u32)INT_MIN, &val, sizeof(val)));
@@ -175,7 +176,8 @@ TEST_F(wr, unknown_index)
 	__u32 idx;
 	int val = 0, fd2;
 
-	ASSERT_EQ(0, reg_enabled(self, "uet_wr_unk u32 a", "uet_wr_unk", 0, &idx));
+	ASSERT_EQ(0, reg_enabled(&self->t, self->page,
+				 "uet_wr_unk u32 a", "uet_wr_unk", 0, &idx));
 
 	EXPECT_EQ(-ENOENT, ue_emit(self->t.fd, idx + 1, &val, sizeof(val)));
 	EXPECT_EQ(-ENOENT, ue_emit(self->t.fd, 1000, &val, sizeof(val)));
@@ -195,18 +197,18 @@ TEST_F(wr, not_enabled)
 {
 	__u32 idx, val = 7;
 
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_wr_off u32 a", word(self, 0), 4,
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_wr_off u32 a", word(self->page, 0), 4,
 				  0, &idx));
 
 	EXPECT_EQ(-EBADF, ue_emit(self->t.fd, idx, &val, sizeof(val)));
 	EXPECT_EQ(-EBADF, emit_flat(self->t.fd, idx, &val, sizeof(val)));
 
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_wr_off"));
-	ASSERT_TRUE(ue_wait_bit(word(self, 0), 4, 0, true));
+	ASSERT_TRUE(ue_wait_bit(word(self->page, 0), 4, 0, true));
 	EXPECT_EQ(8, ue_emit(self->t.fd, idx, &val, sizeof(val)));
 
 	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_wr_off", false));
-	ASSERT_TRUE(ue_wait_bit(word(self, 0), 4, 0, false));
+	ASSERT_TRUE(ue_wait_bit(word(self->page, 0), 4, 0, false));
 	EXPECT_EQ(-EBADF, ue_emit(self->t.fd, idx, &val, sizeof(val)));
 }
 
@@ -217,13 +219,13 @@ TEST_F(wr, payload_too_short)
 	int len;
 
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_wr_min u32 a; u64 b",
-				  word(self, 0), 4, 0, &idx));
+				  word(self->page, 0), 4, 0, &idx));
 
 	/* The size check comes before the enabled check */
 	EXPECT_EQ(-EINVAL, ue_emit(self->t.fd, idx, payload, 11));
 
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_wr_min"));
-	ASSERT_TRUE(ue_wait_bit(word(self, 0), 4, 0, true));
+	ASSERT_TRUE(ue_wait_bit(word(self->page, 0), 4, 0, true));
 
 	for (len = 0; len < 12; len++) {
 		EXPECT_EQ(-EINVAL, ue_emit(self->t.fd, idx, payload, len))
@@ -253,7 +255,8 @@ TEST_F(wr, returns_total)
 	};
 	__u32 flat[3] = { 4, 5, 6 };
 
-	ASSERT_EQ(0, reg_enabled(self, "uet_wr_total u32 a; u32 b; u32 c",
+	ASSERT_EQ(0, reg_enabled(&self->t, self->page,
+				 "uet_wr_total u32 a; u32 b; u32 c",
 				 "uet_wr_total", 0, &idx));
 
 	EXPECT_EQ(16, writev(self->t.fd, io, 4));
@@ -267,7 +270,8 @@ TEST_F(wr, no_fields)
 	__u32 idx;
 	char junk[3] = "ab";
 
-	ASSERT_EQ(0, reg_enabled(self, "uet_wr_nof", "uet_wr_nof", 0, &idx));
+	ASSERT_EQ(0, reg_enabled(&self->t, self->page,
+				 "uet_wr_nof", "uet_wr_nof", 0, &idx));
 
 	EXPECT_EQ(4, ue_emit(self->t.fd, idx, NULL, 0));
 	/* Extra bytes for an event without fields are accepted */
@@ -281,10 +285,11 @@ TEST_F(wr, write_after_unreg)
 	__u32 idx, val = 0x12345;
 	char line[1024];
 
-	ASSERT_EQ(0, reg_enabled(self, "uet_wr_unreg u32 v", "uet_wr_unreg", 0,
+	ASSERT_EQ(0, reg_enabled(&self->t, self->page,
+				 "uet_wr_unreg u32 v", "uet_wr_unreg", 0,
 				 &idx));
-	ASSERT_EQ(0, ue_unreg(self->t.fd, word(self, 0), 0));
-	EXPECT_EQ(0, *word(self, 0));
+	ASSERT_EQ(0, ue_unreg(self->t.fd, word(self->page, 0), 0));
+	EXPECT_EQ(0, *word(self->page, 0));
 
 	EXPECT_EQ(8, ue_emit(self->t.fd, idx, &val, sizeof(val)));
 	ASSERT_EQ(1, trace_count("uet_wr_unreg", line, sizeof(line)));
@@ -301,7 +306,8 @@ TEST_F(wr, ftrace_fields)
 	__u32 idx, loc;
 	int end;
 
-	ASSERT_EQ(0, reg_enabled(self, "uet_wr_out u32 a; u64 b; char[8] c; "
+	ASSERT_EQ(0, reg_enabled(&self->t, self->page,
+				 "uet_wr_out u32 a; u64 b; char[8] c; "
 				 "__data_loc char[] d; __rel_loc char[] e",
 				 name, 0, &idx));
 
@@ -362,7 +368,8 @@ TEST_F(wr, writev_split)
 		{ .iov_base = raw + 9, .iov_len = 3 },
 	};
 
-	ASSERT_EQ(0, reg_enabled(self, "uet_wr_split u64 x; u32 y", name, 0,
+	ASSERT_EQ(0, reg_enabled(&self->t, self->page,
+				 "uet_wr_split u64 x; u32 y", name, 0,
 				 &idx));
 	ASSERT_EQ(8, ue_field_offset(UE_SYS, name, "y") -
 		     ue_field_offset(UE_SYS, name, "x"));
@@ -387,7 +394,8 @@ TEST_F(wr, data_loc_bounds)
 	__u32 idx, loc;
 	int base;
 
-	ASSERT_EQ(0, reg_enabled(self, "uet_wr_dl __data_loc char[] s", name, 0,
+	ASSERT_EQ(0, reg_enabled(&self->t, self->page,
+				 "uet_wr_dl __data_loc char[] s", name, 0,
 				 &idx));
 	base = ue_field_offset(UE_SYS, name, "s");
 	ASSERT_GT(base, 0);
@@ -432,7 +440,8 @@ TEST_F(wr, rel_loc_bounds)
 	char payload[64], line[1024];
 	__u32 idx, loc;
 
-	ASSERT_EQ(0, reg_enabled(self, "uet_wr_rl __rel_loc char[] s", name, 0,
+	ASSERT_EQ(0, reg_enabled(&self->t, self->page,
+				 "uet_wr_rl __rel_loc char[] s", name, 0,
 				 &idx));
 
 	memset(payload, 0, sizeof(payload));
