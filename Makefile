@@ -2,10 +2,16 @@
 # user_events workbench.  See README.md.
 #
 #   make run                 build, boot, demo the sample with ftrace + perf
-#   make check               build, boot, KUnit + selftests, summary
+#   make check               build, boot, KUnit + selftests, summary; the test
+#                            and the debug kernel unless KERNEL= is given
 #   make vm CMD='...'        run a command in the booted kernel
 #   make kernel              build only (kernel, headers, selftests, sample)
-#   make compat              (not implemented yet)
+#   make bench               ours vs upstream in guest instructions (build/bench/results.md)
+#   make compat              upstream 6.12's own selftests, unmodified, on KERNEL
+#   make docs                render the .rst with docutils (warnings fail), compile their examples
+#   make lint                docs + sparse and W=1 on our objects + kernel-doc (findings fail)
+#   make series              git format-patch series + cover letter in build/series, with
+#                            proofs: git am, checkpatch --strict, every patch builds
 #   make clean               remove build outputs (keeps build/pristine)
 #
 # KERNEL=test|debug|upstream selects the kernel (default: test).
@@ -18,18 +24,22 @@ export KERNEL
 
 WB := workbench
 
-.PHONY: all run check vm kernel compat clean
+.PHONY: all run check vm kernel bench compat docs lint series clean
 
 all: check
 
 run:
 	$(WB)/run.sh
 
+# without KERNEL=: the test kernel and the debug kernel, one summary
 check:
-	$(WB)/check.sh
+	$(WB)/check.sh $(if $(filter file,$(origin KERNEL)),test debug)
 
 kernel:
 	$(WB)/build.sh all
+
+bench:
+	$(WB)/bench.sh
 
 vm:
 	@test -n "$$CMD" || { echo "usage: make vm CMD='command'" >&2; exit 2; }
@@ -37,7 +47,18 @@ vm:
 	@$(WB)/vm.sh "$$CMD"
 
 compat:
-	@echo "compat: not implemented yet" >&2
+	$(WB)/compat.sh
+
+docs:
+	$(WB)/docs.sh
+
+lint:
+	$(WB)/lint.sh
+
+series:
+	$(WB)/series.sh
 
 clean:
-	rm -rf build/obj-test build/obj-debug build/obj-upstream build/src build/upstream
+	rm -rf build/obj-test build/obj-debug build/obj-upstream build/src build/upstream \
+		build/obj-series build/obj-lint build/docs build/lint build/series \
+		build/series-git build/series-am

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# make bench: our user_events against upstream's, in guest instructions.
+#
+# Builds the test kernel (ours) and the upstream kernel (no-op when built),
+# builds workbench/bench/uebench.c on the host against the test kernel's
+# uapi headers, then boots the two kernels alternately (ours, upstream,
+# ours, upstream, ...) with QEMU -icount shift=0,sleep=off and one vCPU,
+# runs the same binary in each and writes the table to
+# build/bench/results.md (raw output in build/bench/raw/).
+#
+# Environment:
+#   BENCH_PAIRS=3      boots of each kernel (alternating)
+#   BENCH_REPS=5       measurements per workload and boot
+#   BENCH_SCALE=1      multiplies every loop count
+#   BENCH_ONLY='...'   uebench -o groups (write perf peers disabled reg
+#                      toggle fork); default all
+#   VM_SMP=1           vCPUs of the bench boots
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+PAIRS=${BENCH_PAIRS:-3}
+REPS=${BENCH_REPS:-5}
+SCALE=${BENCH_SCALE:-1}
+OUT=$BUILD/bench
+RAW=$OUT/raw
+
+KERNEL='test' "$WB_DIR/build.sh" kernel
+KERNEL=upstream "$WB_DIR/build.sh" kernel
+
+mkdir -p "$OUT"
+rm -rf "$RAW"
+mkdir -p "$RAW"
+# Snapshot both images under the build lock: other builds may replace
+# build/obj-*/ while we boot, and every boot of a kernel must be the same.
+exec 9>"$BUILD/.build.lock"
+flock 9
+for k in test upstream; do
+	cp "$BUILD/obj-$k/arch/x86/boot/bzImage" "$OUT/bzImage-$k"
+done
+exec 9>&-
+gcc -O2 -Wall -Wextra -Werror -isystem "$BUILD/obj-test/usr/include" \
+	-o "$OUT/uebench" "$WB_DIR/bench/uebench.c"
+
+args="-r $REPS -s $SCALE"
+for g in ${BENCH_ONLY:-}; do args+=" -o $g"; done
+
+export ICOUNT=1 VM_QUIET=1 VM_SMP=${VM_SMP:-1}
+start=$(date +%s)
+for i in $(seq 1 "$PAIRS"); do
+	for k in test upstream; do
+		log "bench boot $i/$PAIRS: $k"
+		# run a copy in /tmp (tmpfs): the uprobe then sits on a local file
+		if ! KERNEL=$k VM_BZIMAGE=$OUT/bzImage-$k \
+			TIMEOUT=${TIMEOUT:-900} "$WB_DIR/vm.sh" \
+			"cp $OUT/uebench /tmp/uebench && /tmp/uebench $args" \
+			> "$RAW/$i-$k.txt" 2> "$RAW/$i-$k.log"; then
+			cat "$RAW/$i-$k.txt" "$RAW/$i-$k.log" >&2
+			die "bench boot $i ($k) failed"
+		fi
+		grep -h '^# ' "$RAW/$i-$k.txt" |
+			grep -v '^# uebench\|^# uprobe\|^# kernel' >&2 || true
+	done
+done
+log "bench boots done in $(( $(date +%s) - start ))s"
+
+python3 "$WB_DIR/bench/report.py" --pairs "$PAIRS" --reps "$REPS" \
+	--scale "$SCALE" --smp "$VM_SMP" "$RAW" > "$OUT/results.md"
+cat "$OUT/results.md"
+log "written to $OUT/results.md"

@@ -1,0 +1,269 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn the raw uebench output of the bench boots into a Markdown report.
+
+Usage: report.py [--pairs N --reps R --scale S --smp C] RAWDIR
+
+RAWDIR holds <boot>-<kernel>.txt files (kernel: test = ours, upstream)
+with "L key label" and "V key value" lines (see uebench.c).
+"""
+import argparse
+import datetime
+import glob
+import os
+import statistics
+import subprocess
+import sys
+
+# (section, key, target ratio ours/upstream or None)
+ROWS = [
+    ("1", "b8_write", 0.60),
+    ("1", "b8_writev", None),
+    ("2", "b1k_write", 0.80),
+    ("3", "b8_perf", 0.75),
+    ("4", "marker_raw", None),
+    ("4", "usdt", None),
+    ("4", "devnull", None),
+    ("5", "disabled", None),
+    ("6", "reg_unreg", 1.0),
+    ("7", "en_1", None),
+    ("7", "en_100", None),
+    ("7", "en_1000", None),
+    ("7", "enw_1", None),
+    ("7", "enw_100", None),
+    ("7", "enw_1000", None),
+    ("7", "dis_1", None),
+    ("7", "dis_100", None),
+    ("7", "dis_1000", None),
+    ("7", "enw_1-p_synth_en", None),
+    ("7", "enw_1000-p_synth_en", 0.10),
+    ("8", "fork_0", None),
+    ("8", "fork_100", 1.0),
+    ("8", "fork_1000", None),
+]
+
+# Steps of the enabled 8-byte ftrace write: (label, key, previous key)
+STEPS = [
+    ("syscall floor: write() of 12 bytes to /dev/null", "devnull", None),
+    ("VFS dispatch to the write handler, first check (2-byte write, EFAULT - floor)",
+     "p_short", "devnull"),
+    ("read of the 4-byte write index (negative index, EINVAL - EFAULT)",
+     "p_einval", "p_short"),
+    ("write index lookup, failing (ENOENT - EINVAL)",
+     "p_enoent", "p_einval"),
+    ("event lookup, size and status checks (EBADF - ENOENT)",
+     "p_ebadf", "p_enoent"),
+    ("probe call, trigger check, refused reserve (tracing_on=0 - EBADF)",
+     "p_off", "p_ebadf"),
+    ("ring buffer reserve + commit of a header-only record (no fields - tracing_on=0)",
+     "p_b0", "p_off"),
+    ("8-byte payload (8-byte - no fields)", "b8_write", "p_b0"),
+]
+
+KERNELS = (("test", "ours"), ("upstream", "upstream"))
+
+
+def load(rawdir):
+    labels, vals, boots = {}, {k: {} for k, _ in KERNELS}, {}
+    unames = {k: set() for k, _ in KERNELS}
+    for path in sorted(glob.glob(os.path.join(rawdir, "*-*.txt"))):
+        kernel = os.path.basename(path)[:-4].split("-", 1)[1]
+        if kernel not in vals:
+            continue
+        boots[kernel] = boots.get(kernel, 0) + 1
+        with open(path) as f:
+            for line in f:
+                parts = line.rstrip("\n").split(" ", 2)
+                if len(parts) < 3:
+                    continue
+                if parts[0] == "#" and parts[1] == "kernel":
+                    unames[kernel].add(parts[2])
+                elif parts[0] == "L":
+                    labels[parts[1]] = parts[2]
+                elif parts[0] == "V":
+                    vals[kernel].setdefault(parts[1], []).append(
+                        float(parts[2]))
+    return labels, vals, boots, unames
+
+
+def fmt(v):
+    if v is None:
+        return "n/a"
+    if abs(v) < 100:
+        return "%.1f" % v
+    return "%.0f" % v
+
+
+def cell(vs):
+    if not vs:
+        return "n/a"
+    return "%s (%s–%s)" % (fmt(statistics.median(vs)), fmt(min(vs)),
+                           fmt(max(vs)))
+
+
+def med(vals, kernel, key):
+    vs = vals[kernel].get(key)
+    return statistics.median(vs) if vs else None
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+def git_rev():
+    try:
+        rev = subprocess.run(["git", "describe", "--always", "--dirty"],
+                             capture_output=True, text=True,
+                             cwd=os.path.dirname(__file__)).stdout.strip()
+        return rev or "unknown"
+    except OSError:
+        return "unknown"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--pairs", default="?")
+    ap.add_argument("--reps", default="?")
+    ap.add_argument("--scale", default="1")
+    ap.add_argument("--smp", default="1")
+    ap.add_argument("rawdir")
+    a = ap.parse_args()
+    labels, vals, boots, unames = load(a.rawdir)
+    if not labels:
+        sys.exit("report.py: no results in %s" % a.rawdir)
+
+    out = []
+    p = out.append
+    p("# user_events: ours vs upstream, in guest instructions")
+    p("")
+    p("- Date: %s; base: Linux 6.12.117 (Debian linux-source-6.12); "
+      "ours: build/obj-test (tree %s); upstream: build/obj-upstream "
+      "(upstream's trace_events_user.c, same tree and config)."
+      % (datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+         git_rev()))
+    for k, name in KERNELS:
+        p("- %s kernel: `%s`%s" % (
+            name, "`, `".join(sorted(unames[k])) or "?",
+            " (WARNING: boots of different builds)"
+            if len(unames[k]) > 1 else ""))
+    p("- Unit: guest instructions per operation. QEMU TCG with "
+      "`-icount shift=0,sleep=off`, %s vCPU: the guest's CLOCK_MONOTONIC "
+      "advances 1 ns per guest instruction; uebench times loops of N "
+      "operations with clock_gettime() after a warm-up." % a.smp)
+    p("- %s boots of each kernel, alternating (ours, upstream, ...), %s "
+      "measurements per workload and boot (loop counts x%s); cells: "
+      "median (min–max) of all measurements; ratio = median ours / median "
+      "upstream." % (" / ".join("%d" % boots.get(k, 0) for k, _ in KERNELS),
+                     a.reps, a.scale))
+    p("- Reproduce: `make bench` (`BENCH_PAIRS=%s BENCH_REPS=%s`); "
+      "program: workbench/bench/uebench.c, raw output: build/bench/raw/."
+      % (a.pairs, a.reps))
+    p("")
+    p("| # | workload | ours | upstream | ours/upstream | target |")
+    p("|---|---|---:|---:|---:|---:|")
+    for sec, key, target in ROWS:
+        if "-" in key:
+            # derived: difference of two medians, no spread
+            a_key, b_key = key.split("-", 1)
+            if a_key not in labels or b_key not in labels:
+                continue
+            d = {}
+            for k, _ in KERNELS:
+                va, vb = med(vals, k, a_key), med(vals, k, b_key)
+                d[k] = va - vb if va is not None and vb is not None else None
+            r = ratio(d["test"], d["upstream"])
+            tgt = ""
+            if target is not None and r is not None:
+                tgt = "≤ %.2f %s" % (target,
+                                     "met" if round(r, 2) <= target
+                                     else "NOT met")
+            p("| %s | %s, user_events part: minus the same toggle of a "
+              "synthetic event (derived) | %s | %s | %s | %s |" % (
+                  sec, labels[a_key], fmt(d["test"]), fmt(d["upstream"]),
+                  "%.2f" % r if r is not None else "n/a", tgt))
+            continue
+        if key not in labels:
+            continue
+        r = ratio(med(vals, "test", key), med(vals, "upstream", key))
+        tgt = ""
+        if target is not None and r is not None:
+            # judged at the precision shown
+            ok = round(r, 2) <= target
+            tgt = "≤ %.2f %s" % (target, "met" if ok else "NOT met")
+        p("| %s | %s | %s | %s | %s | %s |" % (
+            sec, labels[key], cell(vals["test"].get(key)),
+            cell(vals["upstream"].get(key)),
+            "%.2f" % r if r is not None else "n/a", tgt))
+    p("")
+
+    if all(k in labels for _, k, _ in STEPS):
+        p("## Where the instructions of the enabled 8-byte write go")
+        p("")
+        p("Differences of medians between variants of the same write "
+          "(write() of [index][u64], ftrace consumer unless noted):")
+        p("")
+        p("| step | ours | upstream |")
+        p("|---|---:|---:|")
+        for lab, key, prev in STEPS:
+            row = []
+            for k, _ in KERNELS:
+                v = med(vals, k, key)
+                if prev:
+                    pv = med(vals, k, prev)
+                    v = v - pv if v is not None and pv is not None else None
+                row.append(fmt(v))
+            p("| %s | %s | %s |" % (lab, row[0], row[1]))
+        p("| **total: enabled 8-byte write, ftrace** | **%s** | **%s** |" % (
+            fmt(med(vals, "test", "b8_write")),
+            fmt(med(vals, "upstream", "b8_write"))))
+        extra = [
+            ("per payload byte, char[64] ((64 bytes - no fields) / 64)",
+             "p_b64", "p_b0", 64),
+            ("per payload byte, 1 KiB __rel_loc ((1 KiB - no fields) / 1028)",
+             "b1k_write", "p_b0", 1028),
+            ("writev() [index, payload] instead of write()",
+             "b8_writev", "b8_write", 1),
+            ("perf instead of ftrace (perf - ftrace)",
+             "b8_perf", "b8_write", 1),
+            ("ftrace + perf instead of ftrace alone",
+             "p_both", "b8_write", 1),
+            ("enable write(): user_events part (1 other process - synthetic event)",
+             "enw_1", "p_synth_en", 1),
+            ("disable: user_events part (1 other process - synthetic event)",
+             "dis_1", "p_synth_dis", 1),
+            ("enable toggle: cost of 1000 other processes (1000 - 1)",
+             "en_1000", "en_1", 1),
+            ("enable toggle: cost of 100 other processes (100 - 1)",
+             "en_100", "en_1", 1),
+            ("fork+exit: per registration ((1000 - 0) / 1000)",
+             "fork_1000", "fork_0", 1000),
+        ]
+        p("")
+        p("| other differences | ours | upstream |")
+        p("|---|---:|---:|")
+        for lab, key, prev, div in extra:
+            row = []
+            for k, _ in KERNELS:
+                v, pv = med(vals, k, key), med(vals, k, prev)
+                row.append(fmt((v - pv) / div)
+                           if v is not None and pv is not None else "n/a")
+            p("| %s | %s | %s |" % (lab, row[0], row[1]))
+        p("")
+        p("| profile variant | ours | upstream | ours/upstream |")
+        p("|---|---:|---:|---:|")
+        for key in ("p_short", "p_einval", "p_enoent", "p_ebadf", "p_off",
+                    "p_b0", "p_b64", "p_synth_en", "p_synth_dis",
+                    "p_both"):
+            r = ratio(med(vals, "test", key), med(vals, "upstream", key))
+            p("| %s | %s | %s | %s |" % (
+                labels[key], cell(vals["test"].get(key)),
+                cell(vals["upstream"].get(key)),
+                "%.2f" % r if r is not None else "n/a"))
+        p("")
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()

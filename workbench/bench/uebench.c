@@ -1,0 +1,907 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uebench: user_events micro-benchmarks counted in guest instructions.
+ *
+ * Meant for a guest run by QEMU with -icount shift=0,sleep=off: the guest
+ * clock then advances one nanosecond per guest instruction, so the
+ * CLOCK_MONOTONIC difference around a loop of N operations, divided by N,
+ * is the number of guest instructions per operation (the loop, the libc
+ * wrapper, the syscall and whatever interrupts happen to land in it).
+ *
+ * Every workload runs in a child process of its own, so that no
+ * registration, open file or tracing state leaks into the next one.
+ *
+ * Output lines:
+ *	L <key> <label>		a row of the table, once per workload
+ *	V <key> <value>		one measurement (instructions per operation)
+ *	# <text>		a comment
+ *
+ * Usage: uebench [-r REPS] [-s SCALE] [-o KEY]...
+ *	-r: measurements per workload (default 5)
+ *	-s: multiplies every loop count (default 1)
+ *	-o: run only the workload groups named (write, perf, peers,
+ *	    disabled, reg, toggle, fork)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <linux/perf_event.h>
+#include <linux/user_events.h>
+
+#define TRACEFS		"/sys/kernel/tracing"
+#define DATA_FILE	TRACEFS "/user_events_data"
+#define EV_DIR		TRACEFS "/events/user_events"
+
+/* Per-CPU ftrace buffer: small, so that warm-up wraps it (steady state). */
+#define FTRACE_BUF_KB	"128"
+/* perf ring data pages: holds a whole batch of samples, never fills */
+#define PERF_PAGES	256
+/* 1 KiB string (1023 chars + NUL) behind a __rel_loc word */
+#define STR_LEN		1024
+/* other processes of the enable toggle, registrations of the fork bench */
+#define MAX_OTHERS	1000
+
+typedef __u32 u32;
+typedef __u64 u64;
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+/* a fresh load every time (the kernel changes enable words behind us) */
+#define READ_ONCE(x)	__atomic_load_n(&(x), __ATOMIC_RELAXED)
+
+static int reps = 5;
+static double scale = 1.0;
+static const char *only[16];
+static int nr_only;
+
+static void die(const char *fmt, ...)
+{
+	int err = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "uebench: ");
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, ": %s\n", strerror(err));
+	fflush(stdout);
+	exit(1);
+}
+
+static u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static long scaled(long n)
+{
+	long v = (long)(n * scale);
+
+	return v > 0 ? v : 1;
+}
+
+/* ---------------------------------------------------------------------
+ * tracefs and user_events helpers
+ */
+
+static void write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_APPEND);
+
+	if (fd < 0)
+		die("open %s", path);
+	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+		die("write '%s' to %s", val, path);
+	close(fd);
+}
+
+static void event_path(char *buf, size_t len, const char *name,
+		       const char *file)
+{
+	snprintf(buf, len, EV_DIR "/%s/%s", name, file);
+}
+
+static void event_enable(const char *name, bool on)
+{
+	char path[256];
+
+	event_path(path, sizeof(path), name, "enable");
+	write_file(path, on ? "1" : "0");
+}
+
+static int event_id(const char *name)
+{
+	char path[256], buf[32];
+	ssize_t len;
+	int fd;
+
+	event_path(path, sizeof(path), name, "id");
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		die("open %s", path);
+	len = read(fd, buf, sizeof(buf) - 1);
+	if (len <= 0)
+		die("read %s", path);
+	close(fd);
+	buf[len] = 0;
+	return atoi(buf);
+}
+
+static int data_open(void)
+{
+	int fd = open(DATA_FILE, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		die("open " DATA_FILE);
+	return fd;
+}
+
+/* Register @cmd with its enable bit @bit of the u32 at @word. */
+static int ue_reg(int fd, const char *cmd, u32 *word, int bit)
+{
+	struct user_reg reg = {
+		.size = sizeof(reg),
+		.enable_bit = bit,
+		.enable_size = sizeof(*word),
+		.enable_addr = (uintptr_t)word,
+		.name_args = (uintptr_t)cmd,
+	};
+
+	if (ioctl(fd, DIAG_IOCSREG, &reg) < 0)
+		die("DIAG_IOCSREG '%s'", cmd);
+	return reg.write_index;
+}
+
+static void ue_unreg(int fd, u32 *word, int bit)
+{
+	struct user_unreg unreg = {
+		.size = sizeof(unreg),
+		.disable_bit = bit,
+		.disable_addr = (uintptr_t)word,
+	};
+
+	if (ioctl(fd, DIAG_IOCSUNREG, &unreg) < 0)
+		die("DIAG_IOCSUNREG");
+}
+
+/* ---------------------------------------------------------------------
+ * The measured operations: each runs @n operations
+ */
+
+struct ctx {
+	int fd;
+	const void *buf;
+	size_t len;
+	int err;			/* expected errno of op_write_err */
+	struct iovec iov[2];
+	u32 *word;
+	u32 mask;
+	struct user_reg reg;
+	struct user_unreg unreg;
+	struct perf_event_mmap_page *pm;
+	size_t ring;
+	int perf_fd;
+};
+
+static void op_write(struct ctx *c, long n)
+{
+	while (n--)
+		if (write(c->fd, c->buf, c->len) != (ssize_t)c->len)
+			die("write");
+}
+
+static void op_write_err(struct ctx *c, long n)
+{
+	while (n--)
+		if (write(c->fd, c->buf, c->len) != -1 || errno != c->err) {
+			errno = 0;
+			die("write did not fail with errno %d", c->err);
+		}
+}
+
+static void op_writev(struct ctx *c, long n)
+{
+	while (n--)
+		if (writev(c->fd, c->iov, 2) != (ssize_t)c->len)
+			die("writev");
+}
+
+/* What an application does for each event site while nobody traces it */
+static void op_disabled(struct ctx *c, long n)
+{
+	u32 *word = c->word;
+	u32 mask = c->mask;
+
+	while (n--)
+		if (READ_ONCE(*word) & mask)
+			op_write(c, 1);
+}
+
+/*
+ * A USDT-style probe site: the function starts with a nop (USDT sites are
+ * nops; x86 uprobes emulate them). Called through a pointer so that the
+ * compiler cannot inline it; uprobe_define() checks the nop is there.
+ */
+void uebench_usdt(void)
+{
+	asm volatile("nop" ::: "memory");
+}
+
+void (*usdt_fn)(void) = uebench_usdt;
+
+static void op_usdt(struct ctx *c, long n)
+{
+	(void)c;
+	while (n--)
+		usdt_fn();
+}
+
+static void op_reg_unreg(struct ctx *c, long n)
+{
+	while (n--) {
+		if (ioctl(c->fd, DIAG_IOCSREG, &c->reg) < 0)
+			die("DIAG_IOCSREG");
+		if (ioctl(c->fd, DIAG_IOCSUNREG, &c->unreg) < 0)
+			die("DIAG_IOCSUNREG");
+	}
+}
+
+static void op_fork(struct ctx *c, long n)
+{
+	int status;
+	pid_t pid;
+
+	(void)c;
+
+	while (n--) {
+		pid = fork();
+		if (pid < 0)
+			die("fork");
+		if (!pid)
+			_exit(0);
+		if (waitpid(pid, &status, 0) != pid || status)
+			die("waitpid");
+	}
+}
+
+/* Throw away everything in the perf ring (we only pay for producing). */
+static void perf_consume(struct ctx *c)
+{
+	u64 head = __atomic_load_n(&c->pm->data_head, __ATOMIC_ACQUIRE);
+
+	__atomic_store_n(&c->pm->data_tail, head, __ATOMIC_RELEASE);
+}
+
+static u64 perf_used(struct ctx *c)
+{
+	return __atomic_load_n(&c->pm->data_head, __ATOMIC_ACQUIRE) -
+	       c->pm->data_tail;
+}
+
+static void label(const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("L %s ", key);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+/*
+ * Warm up with @warm operations, then take reps measurements of @n
+ * operations each and print instructions per operation.
+ */
+static void measure(const char *key, void (*op)(struct ctx *, long),
+		    struct ctx *c, long n, long warm)
+{
+	u64 t0, t1;
+	int r;
+
+	n = scaled(n);
+	if (c->pm)
+		perf_consume(c);
+	op(c, scaled(warm));
+	for (r = 0; r < reps; r++) {
+		if (c->pm)
+			perf_consume(c);
+		t0 = now_ns();
+		op(c, n);
+		t1 = now_ns();
+		if (c->pm && perf_used(c) >= c->ring - 4096)
+			printf("# %s: perf ring full, samples lost\n", key);
+		printf("V %s %.1f\n", key, (double)(t1 - t0) / n);
+	}
+	fflush(stdout);
+}
+
+/* ---------------------------------------------------------------------
+ * Workloads
+ */
+
+/* write index + u64 value (as two u32: no padding, 12 bytes) */
+struct b8_rec {
+	u32 idx;
+	u32 v[2];
+};
+
+struct b1k_rec {
+	u32 idx;
+	u32 loc;
+	char str[STR_LEN];
+};
+
+static u32 enable_words[4];
+
+/* 1., 2. and the profile of the ftrace write */
+static void wl_write(void)
+{
+	static struct b1k_rec rk;
+	char b64[4 + 64] = { 0 };
+	struct b8_rec r8 = { .v = { 42 } };
+	u32 r0, enoent[3] = { 1000 }, einval[3] = { -1 };
+	struct ctx c = { 0 };
+	int fd = data_open();
+
+	r8.idx = ue_reg(fd, "uebench_b8 u64 v", &enable_words[0], 0);
+	r0 = ue_reg(fd, "uebench_b0", &enable_words[1], 0);
+	*(u32 *)b64 = ue_reg(fd, "uebench_b64 char[64] s",
+				  &enable_words[2], 0);
+	rk.idx = ue_reg(fd, "uebench_b1k __rel_loc char[] s",
+			&enable_words[3], 0);
+	rk.loc = DYN_LOC(0, STR_LEN);
+	memset(rk.str, 'x', STR_LEN - 1);
+	c.fd = fd;
+
+	label("p_short", "write(), 2 bytes: shorter than an index (EFAULT)");
+	c.buf = &r8;
+	c.len = 2;
+	c.err = EFAULT;
+	measure("p_short", op_write_err, &c, 10000, 2000);
+
+	label("p_einval", "write(), 12 bytes, negative write index (EINVAL)");
+	c.buf = einval;
+	c.len = sizeof(r8);
+	c.err = EINVAL;
+	measure("p_einval", op_write_err, &c, 10000, 2000);
+
+	label("p_enoent", "write(), 12 bytes, unknown write index (ENOENT)");
+	c.buf = enoent;
+	c.len = sizeof(r8);
+	c.err = ENOENT;
+	measure("p_enoent", op_write_err, &c, 10000, 2000);
+
+	label("p_ebadf", "write(), 8-byte event, nothing attached (EBADF)");
+	c.buf = &r8;
+	c.err = EBADF;
+	measure("p_ebadf", op_write_err, &c, 10000, 2000);
+
+	event_enable("uebench_b8", true);
+	if (!(READ_ONCE(enable_words[0]) & 1)) {
+		errno = 0;
+		die("uebench_b8 enabled but its bit is clear");
+	}
+	label("b8_write", "write(), 8-byte payload, ftrace");
+	measure("b8_write", op_write, &c, 10000, 20000);
+
+	label("b8_writev", "writev() [index, payload], 8-byte payload, ftrace");
+	c.iov[0].iov_base = &r8.idx;
+	c.iov[0].iov_len = sizeof(r8.idx);
+	c.iov[1].iov_base = r8.v;
+	c.iov[1].iov_len = sizeof(r8.v);
+	measure("b8_writev", op_writev, &c, 10000, 20000);
+
+	label("p_off", "write(), 8-byte event, ftrace attached, tracing_on=0");
+	write_file(TRACEFS "/tracing_on", "0");
+	measure("p_off", op_write, &c, 10000, 2000);
+	write_file(TRACEFS "/tracing_on", "1");
+	event_enable("uebench_b8", false);
+
+	label("p_b0", "write(), event without fields (index only), ftrace");
+	event_enable("uebench_b0", true);
+	c.buf = &r0;
+	c.len = sizeof(r0);
+	measure("p_b0", op_write, &c, 10000, 20000);
+	event_enable("uebench_b0", false);
+
+	label("p_b64", "write(), char[64] payload, ftrace");
+	event_enable("uebench_b64", true);
+	c.buf = b64;
+	c.len = sizeof(b64);
+	measure("p_b64", op_write, &c, 10000, 20000);
+	event_enable("uebench_b64", false);
+
+	label("b1k_write",
+	      "write(), 1 KiB __rel_loc char[] payload (1023 chars + NUL), ftrace");
+	event_enable("uebench_b1k", true);
+	c.buf = &rk;
+	c.len = sizeof(rk);
+	measure("b1k_write", op_write, &c, 5000, 2000);
+	event_enable("uebench_b1k", false);
+
+	ue_unreg(fd, &enable_words[0], 0);
+	ue_unreg(fd, &enable_words[1], 0);
+	ue_unreg(fd, &enable_words[2], 0);
+	ue_unreg(fd, &enable_words[3], 0);
+	close(fd);
+}
+
+static void perf_open(struct ctx *c, const char *name)
+{
+	struct perf_event_attr pa = { 0 };
+	long page = sysconf(_SC_PAGESIZE);
+	void *m;
+
+	pa.type = PERF_TYPE_TRACEPOINT;
+	pa.size = sizeof(pa);
+	pa.config = event_id(name);
+	pa.sample_period = 1;
+	pa.sample_type = PERF_SAMPLE_RAW;
+	c->perf_fd = syscall(__NR_perf_event_open, &pa, 0, -1, -1,
+			     PERF_FLAG_FD_CLOEXEC);
+	if (c->perf_fd < 0)
+		die("perf_event_open");
+	c->ring = PERF_PAGES * page;
+	m = mmap(NULL, page + c->ring, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 c->perf_fd, 0);
+	if (m == MAP_FAILED)
+		die("mmap perf ring");
+	c->pm = m;
+}
+
+/* 3. perf consumer (and the profile: perf + ftrace) */
+static void wl_perf(void)
+{
+	struct b8_rec r8 = { .v = { 42 } };
+	struct ctx c = { 0 };
+	int fd = data_open();
+
+	r8.idx = ue_reg(fd, "uebench_b8 u64 v", &enable_words[0], 0);
+	c.fd = fd;
+	c.buf = &r8;
+	c.len = sizeof(r8);
+	perf_open(&c, "uebench_b8");
+	if (!(READ_ONCE(enable_words[0]) & 1)) {
+		errno = 0;
+		die("perf attached but the bit is clear");
+	}
+	label("b8_perf",
+	      "write(), 8-byte payload, perf (RAW, period 1, mmap ring), ftrace off");
+	measure("b8_perf", op_write, &c, 10000, 2000);
+
+	label("p_both", "write(), 8-byte payload, ftrace and perf");
+	event_enable("uebench_b8", true);
+	measure("p_both", op_write, &c, 10000, 20000);
+	event_enable("uebench_b8", false);
+
+	munmap(c.pm, c.ring + sysconf(_SC_PAGESIZE));
+	close(c.perf_fd);
+	ue_unreg(fd, &enable_words[0], 0);
+	close(fd);
+}
+
+/* Define the uprobe event uebench/usdt on the nop of uebench_usdt(). */
+static void uprobe_define(void)
+{
+	uintptr_t site = (uintptr_t)uebench_usdt;
+	char line[512], path[256], cmd[400];
+	unsigned long start, end, off;
+	FILE *maps = fopen("/proc/self/maps", "r");
+
+	if (*(const unsigned char *)site != 0x90) {
+		errno = EINVAL;
+		die("uebench_usdt() does not start with a nop");
+	}
+	if (!maps)
+		die("/proc/self/maps");
+	path[0] = 0;
+	while (fgets(line, sizeof(line), maps)) {
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %255s", &start, &end,
+			   &off, path) != 4)
+			continue;
+		if (site >= start && site < end)
+			break;
+		path[0] = 0;
+	}
+	fclose(maps);
+	if (!path[0]) {
+		errno = ENOENT;
+		die("no mapping for the probe site");
+	}
+	snprintf(cmd, sizeof(cmd), "p:uebench/usdt %s:0x%lx", path,
+		 site - start + off);
+	printf("# uprobe: %s\n", cmd);
+	write_file(TRACEFS "/uprobe_events", cmd);
+}
+
+/* 4. peers: trace_marker_raw, a uprobe, the syscall floor */
+static void wl_peers(void)
+{
+	struct b8_rec raw = { .idx = 1, .v = { 42 } };
+	struct ctx c = { 0 };
+
+	label("marker_raw", "trace_marker_raw write(), 4-byte id + 8 bytes");
+	c.fd = open(TRACEFS "/trace_marker_raw", O_WRONLY | O_CLOEXEC);
+	if (c.fd < 0)
+		die("open trace_marker_raw");
+	c.buf = &raw;
+	c.len = sizeof(raw);
+	measure("marker_raw", op_write, &c, 10000, 20000);
+	close(c.fd);
+
+	label("usdt", "uprobe (USDT nop) hit, ftrace, per call");
+	uprobe_define();
+	write_file(TRACEFS "/events/uebench/usdt/enable", "1");
+	measure("usdt", op_usdt, &c, 10000, 20000);
+	write_file(TRACEFS "/events/uebench/usdt/enable", "0");
+	write_file(TRACEFS "/uprobe_events", "-:uebench/usdt");
+
+	label("devnull", "write() 12 bytes to /dev/null (syscall floor)");
+	c.fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (c.fd < 0)
+		die("open /dev/null");
+	measure("devnull", op_write, &c, 10000, 2000);
+	close(c.fd);
+}
+
+/* 5. the disabled check in the application */
+static void wl_disabled(void)
+{
+	struct b8_rec r8 = { .v = { 42 } };
+	struct ctx c = { 0 };
+	int fd = data_open();
+
+	r8.idx = ue_reg(fd, "uebench_b8 u64 v", &enable_words[0], 5);
+	c.fd = fd;
+	c.buf = &r8;
+	c.len = sizeof(r8);
+	c.word = &enable_words[0];
+	c.mask = 1u << 5;
+	label("disabled",
+	      "disabled event site: load word, test bit, branch (per loop iteration)");
+	measure("disabled", op_disabled, &c, 1000000, 10000);
+	ue_unreg(fd, &enable_words[0], 5);
+	close(fd);
+}
+
+/* 6. register + unregister */
+static void wl_reg(void)
+{
+	static const char cmd[] = "uebench_reg u32 a; u64 b";
+	struct ctx c = { 0 };
+
+	c.fd = data_open();
+	c.reg.size = sizeof(c.reg);
+	c.reg.enable_bit = 3;
+	c.reg.enable_size = sizeof(u32);
+	c.reg.enable_addr = (uintptr_t)&enable_words[0];
+	c.reg.name_args = (uintptr_t)cmd;
+	c.unreg.size = sizeof(c.unreg);
+	c.unreg.disable_bit = 3;
+	c.unreg.disable_addr = (uintptr_t)&enable_words[0];
+	label("reg_unreg", "DIAG_IOCSREG + DIAG_IOCSUNREG (existing event)");
+	measure("reg_unreg", op_reg_unreg, &c, 1000, 100);
+	close(c.fd);
+}
+
+/* ---------------------------------------------------------------------
+ * 7. enable toggle with other processes holding other registrations
+ */
+
+struct others {
+	int nr;
+	pid_t pid[MAX_OTHERS];
+	int go[2];		/* closed by the parent: the children exit */
+	int ready[2];		/* one byte per registered child */
+};
+
+static void other_child(int i, struct others *o)
+{
+	static u32 word;
+	char cmd[64], b = 0;
+	int fd;
+
+	close(o->go[1]);
+	close(o->ready[0]);
+	fd = data_open();
+	snprintf(cmd, sizeof(cmd), "uebench_o%d u32 v", i);
+	ue_reg(fd, cmd, &word, 0);
+	if (write(o->ready[1], &b, 1) != 1)
+		die("ready");
+	/* blocks until the parent closes go[1] */
+	while (read(o->go[0], &b, 1) < 0 && errno == EINTR)
+		;
+	_exit(0);
+}
+
+static void others_spawn(struct others *o, int want)
+{
+	int first = o->nr;
+	char b;
+
+	fflush(stdout);
+	while (o->nr < want) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			die("fork");
+		if (!pid)
+			other_child(o->nr, o);
+		o->pid[o->nr++] = pid;
+	}
+	for (; first < want; first++)
+		if (read(o->ready[0], &b, 1) != 1)
+			die("child did not register");
+}
+
+static void others_reap(struct others *o)
+{
+	int status;
+
+	close(o->go[1]);
+	while (o->nr > 0)
+		if (waitpid(o->pid[--o->nr], &status, 0) < 0 || status)
+			die("other child failed");
+	close(o->go[0]);
+	close(o->ready[0]);
+	close(o->ready[1]);
+}
+
+static void spin_until(u32 *word, bool set)
+{
+	long spins = 0;
+
+	while (!!(READ_ONCE(*word) & 1) != set)
+		if (++spins > 1000000000L) {
+			errno = ETIMEDOUT;
+			die("enable bit never became %d", set);
+		}
+}
+
+/*
+ * Let an RCU grace period pass (outside the measurements). Enabling a
+ * tracepoint again soon after its last probe went away waits for a grace
+ * period (tp_rcu_cond_sync()); the guest idles meanwhile and the icount
+ * clock jumps to the next timer tick, which is not an instruction count.
+ * Sleeping first makes that wait a no-op in both kernels.
+ */
+static void grace_period(void)
+{
+	struct timespec ts = { .tv_nsec = 50 * 1000 * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * Toggle the event whose enable file is @path reps times n times; print
+ * the mean of the enable write() (@kw), of enable until the bit at @word
+ * is set (@kb) and of disable until it is clear (@kd). Without @word (an
+ * event of another kind) only @kw and @kd.
+ */
+static void toggle_measure(const char *path, u32 *word, const char *kb,
+			   const char *kw, const char *kd)
+{
+	u64 t0, t1, t2, t3, sw, sb, sd;
+	int efd, r, i, slow, n = scaled(10);
+
+	efd = open(path, O_WRONLY | O_CLOEXEC);
+	if (efd < 0)
+		die("open %s", path);
+	for (r = -1; r < reps; r++) {
+		sw = 0;
+		sb = 0;
+		sd = 0;
+		slow = 0;
+		for (i = 0; i < n; i++) {
+			grace_period();
+			t0 = now_ns();
+			if (write(efd, "1", 1) != 1)
+				die("enable");
+			t1 = now_ns();
+			if (word)
+				spin_until(word, true);
+			t2 = now_ns();
+			if (write(efd, "0", 1) != 1)
+				die("disable");
+			if (word)
+				spin_until(word, false);
+			t3 = now_ns();
+			sw += t1 - t0;
+			sb += t2 - t0;
+			sd += t3 - t2;
+			slow += t3 - t0 > 1000000;
+		}
+		if (r < 0)	/* warm-up */
+			continue;
+		if (slow)
+			printf("# %s: %d of %d toggles over 1M (idle time?)\n",
+			       kw, slow, n);
+		if (word)
+			printf("V %s %.1f\n", kb, (double)sb / n);
+		printf("V %s %.1f\n", kw, (double)sw / n);
+		printf("V %s %.1f\n", kd, (double)sd / n);
+	}
+	fflush(stdout);
+	close(efd);
+}
+
+static void wl_toggle(void)
+{
+	static const int stages[] = { 1, 100, 1000 };
+	static struct others o;
+	u32 *word = &enable_words[0];
+	char kw[32], kb[32], kd[32], path[256];
+	int fd, s;
+
+	/* baseline: the same toggle of an event user_events has no part in */
+	label("p_synth_en", "enable write() of a synthetic event (no user_events code)");
+	label("p_synth_dis", "disable write() of a synthetic event (no user_events code)");
+	write_file(TRACEFS "/synthetic_events", "uebench_synth u64 v");
+	toggle_measure(TRACEFS "/events/synthetic/uebench_synth/enable", NULL,
+		       NULL, "p_synth_en", "p_synth_dis");
+	write_file(TRACEFS "/synthetic_events", "!uebench_synth");
+
+	if (pipe(o.go) || pipe(o.ready))
+		die("pipe");
+	fd = data_open();
+	for (s = 0; s < 3; s++) {
+		int k = stages[s];
+
+		snprintf(kb, sizeof(kb), "en_%d", k);
+		snprintf(kw, sizeof(kw), "enw_%d", k);
+		snprintf(kd, sizeof(kd), "dis_%d", k);
+		label(kb, "enable until own bit seen, %d other processes", k);
+		label(kw, "enable write() alone, %d other processes", k);
+		label(kd, "disable until own bit clear, %d other processes", k);
+
+		/* no registration of ours while forking: none is inherited */
+		others_spawn(&o, k);
+		ue_reg(fd, "uebench_tgl u32 v", word, 0);
+		event_path(path, sizeof(path), "uebench_tgl", "enable");
+		toggle_measure(path, word, kb, kw, kd);
+		ue_unreg(fd, word, 0);
+	}
+	close(fd);
+	others_reap(&o);
+}
+
+/* 8. fork + exit of a process holding registrations */
+static void wl_fork(void)
+{
+	static const int stages[] = { 0, 100, 1000 };
+	static u32 words[MAX_OTHERS];
+	struct ctx c = { 0 };
+	char key[32], cmd[64];
+	int fd = data_open();
+	int s, nr = 0;
+
+	for (s = 0; s < 3; s++) {
+		int k = stages[s];
+
+		for (; nr < k; nr++) {
+			snprintf(cmd, sizeof(cmd), "uebench_f%d u32 v", nr);
+			ue_reg(fd, cmd, &words[nr], 0);
+		}
+		snprintf(key, sizeof(key), "fork_%d", k);
+		label(key,
+		      "fork() + _exit(0) + waitpid(), %d registrations (distinct events)",
+		      k);
+		fflush(stdout);
+		measure(key, op_fork, &c, 100, 10);
+	}
+	while (nr > 0) {
+		nr--;
+		ue_unreg(fd, &words[nr], 0);
+	}
+	close(fd);
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} workloads[] = {
+	{ "write", wl_write },
+	{ "perf", wl_perf },
+	{ "peers", wl_peers },
+	{ "disabled", wl_disabled },
+	{ "reg", wl_reg },
+	{ "toggle", wl_toggle },
+	{ "fork", wl_fork },
+};
+
+static bool selected(const char *name)
+{
+	int i;
+
+	if (!nr_only)
+		return true;
+	for (i = 0; i < nr_only; i++)
+		if (!strcmp(only[i], name))
+			return true;
+	return false;
+}
+
+static void trace_setup(void)
+{
+	int fd;
+
+	write_file(TRACEFS "/tracing_on", "0");
+	write_file(TRACEFS "/current_tracer", "nop");
+	write_file(TRACEFS "/options/overwrite", "1");
+	write_file(TRACEFS "/buffer_size_kb", FTRACE_BUF_KB);
+	fd = open(TRACEFS "/trace", O_WRONLY | O_TRUNC);
+	if (fd < 0)
+		die("clear trace");
+	close(fd);
+	write_file(TRACEFS "/tracing_on", "1");
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int i;
+	int opt, status, failed = 0;
+	struct utsname uts;
+	pid_t pid;
+
+	while ((opt = getopt(argc, argv, "r:s:o:")) != -1) {
+		switch (opt) {
+		case 'r':
+			reps = atoi(optarg);
+			break;
+		case 's':
+			scale = atof(optarg);
+			break;
+		case 'o':
+			if (nr_only < 16)
+				only[nr_only++] = optarg;
+			break;
+		default:
+			fprintf(stderr,
+				"usage: %s [-r REPS] [-s SCALE] [-o GROUP]...\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	trace_setup();
+	printf("# uebench reps %d scale %g\n", reps, scale);
+	if (!uname(&uts))
+		printf("# kernel %s %s\n", uts.release, uts.version);
+	for (i = 0; i < ARRAY_SIZE(workloads); i++) {
+		if (!selected(workloads[i].name))
+			continue;
+		fflush(stdout);
+		pid = fork();
+		if (pid < 0)
+			die("fork");
+		if (!pid) {
+			workloads[i].fn();
+			fflush(stdout);
+			_exit(0);
+		}
+		if (waitpid(pid, &status, 0) != pid || status) {
+			printf("# workload %s FAILED (status %#x)\n",
+			       workloads[i].name, status);
+			failed = 1;
+		}
+	}
+	return failed;
+}
