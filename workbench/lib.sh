@@ -12,7 +12,7 @@ NPROC=$(nproc)
 # Paths of the series overlaid from the repo onto build/src.
 SERIES_PATHS=(kernel/trace include/uapi/linux/user_events.h
 	      include/linux/user_events.h samples/user_events
-	      tools/testing/selftests/user_events
+	      tools/testing/selftests/user_events tools/lib/user_events
 	      Documentation/trace/user_events.rst)
 
 log() { printf '[wb] %s\n' "$*" >&2; }
@@ -248,6 +248,9 @@ build_sample() {
 	mkdir -p "$OBJ/samples"
 	gcc -O2 -Wall -Wextra -isystem "$OBJ/usr/include" \
 		-o "$OBJ/samples/example" "$REPO/samples/user_events/example.c"
+	# libuser_events (.a, .so, .pc, example) into $OBJ/lib/user_events
+	make -s -C "$REPO/tools/lib/user_events" O="$OBJ/lib/user_events" \
+		check >/dev/null || die "tools/lib/user_events failed to build"
 }
 
 # Selftest sources: SELFTESTS=dir overrides (default: the series' dir).
@@ -260,10 +263,26 @@ selftest_src() {
 	fi
 }
 
+# Upstream 6.12's own user_events selftests, unmodified, built against our
+# uapi headers into $1 as upstream_<name>_test (make compat; make check).
+UPSTREAM_SELFTESTS=(abi dyn ftrace perf)
+build_upstream_selftests() {
+	local out=$1 t
+	local up=$PRISTINE/tools/testing/selftests/user_events
+	for t in "${UPSTREAM_SELFTESTS[@]}"; do
+		if ! gcc -g -Wall -isystem "$OBJ/usr/include" -Wl,-no-as-needed \
+			-o "$out/upstream_${t}_test" "$up/${t}_test.c" \
+			-lrt -lpthread -lm >> "$out/build.log" 2>&1; then
+			cat "$out/build.log" >&2
+			die "upstream ${t}_test failed to build"
+		fi
+	done
+}
+
 build_selftests() {
 	local dir out
 	dir=$(selftest_src)
-	out=$OBJ/selftests
+	out=${SELFTESTS_OUT:-$OBJ/selftests}	# make check: a private copy
 	rm -rf "$out"
 	mkdir -p "$out"
 	local inc="-isystem $OBJ/usr/include"
@@ -296,7 +315,46 @@ build_selftests() {
 			fi
 		done
 	fi
+	# with the series' own selftests only (not with SELFTESTS=dir)
+	[ -n "${SELFTESTS:-}" ] || build_upstream_selftests "$out"
 	# whatever was built: executables directly in $out
 	find "$out" -maxdepth 1 -type f -perm -u+x -printf '%f\n' | sort > "$out/.list"
 	log "selftests: $(tr '\n' ' ' < "$out/.list")(warnings: $(grep -c 'warning:' "$out/build.log" || true), see $out/build.log)"
+}
+
+# Kernel splats in a guest console log.  Every line that starts or names a
+# kernel report counts (BUG/WARNING/Oops/panic, KASAN, UBSAN, lockdep,
+# PROVE_RCU, DEBUG_ATOMIC_SLEEP, DEBUG_LIST, refcount, kmemleak, stalls,
+# hung tasks, stack dumps), except lines matching a regex in
+# workbench/splat-ignore.  Prints the offending lines and the reports
+# around them on stderr; returns 1 when there is any.
+SPLAT_RE='BUG:|WARNING:|kernel BUG at|Oops|general protection fault|Kernel panic'
+SPLAT_RE+='|KASAN:|UBSAN:|KFENCE:|kmemleak: [0-9]+ new suspected|unreferenced object 0x'
+SPLAT_RE+='|possible circular locking|inconsistent lock state|possible recursive locking'
+SPLAT_RE+='|possible irq lock inversion|bad unlock balance|held lock freed'
+SPLAT_RE+='|lock held when returning to user|DEBUG_LOCKS_WARN_ON|non-static key'
+SPLAT_RE+='|suspicious RCU usage|sleeping function called from invalid context'
+SPLAT_RE+='|scheduling while atomic|list_(add|del) corruption|refcount_t: '
+SPLAT_RE+='|detected stalls?|soft lockup|hard LOCKUP|blocked for more than|Call Trace:'
+splat_scan() {
+	local log=$1 ign=$WB_DIR/splat-ignore hits
+	[ -f "$log" ] || return 0
+	hits=$(grep -anE "$SPLAT_RE" "$log" |
+	       if [ -f "$ign" ] && grep -qv '^[[:space:]]*\(#\|$\)' "$ign"; then
+			grep -avEf <(grep -v '^[[:space:]]*\(#\|$\)' "$ign")
+	       else cat; fi || true)
+	[ -n "$hits" ] || return 0
+	log "kernel splat in $log: $(wc -l <<<"$hits") offending line(s):"
+	sed 's/^/[wb]   /' <<<"$hits" | head -n 60 >&2
+	log "the reports (3 lines before, 45 after each; at most 400 lines):"
+	cut -d: -f1 <<<"$hits" | awk -v f="$log" '
+		{ s = $1 - 3; e = $1 + 45; if (s < 1) s = 1
+		  for (i = s; i <= e; i++) want[i] = 1 }
+		END { n = 0
+		  while ((getline l < f) > 0) {
+			n++
+			if (n in want) { if (n - 1 != last && last) print "    ..."
+					 print l; last = n }
+		  } }' | head -n 400 >&2
+	return 1
 }
