@@ -18,12 +18,24 @@ mounted /dev || mount -t devtmpfs devtmpfs /dev
 mkdir -p /dev/pts /dev/shm 2>/dev/null
 mount -t devpts devpts /dev/pts 2>/dev/null
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm
-mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs -o mode=755 tmpfs /run
+mkdir -p /run/wb /run/lock /run/hosttmp
+# Keep the host's /tmp reachable under the guest's own tmpfs /tmp.
+mount --bind /tmp /run/hosttmp
+mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tracefs tracefs /sys/kernel/tracing
 mount -t debugfs debugfs /sys/kernel/debug
-mkdir -p /run/wb /run/lock
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 wbresults /run/wb
+
+# A repo checked out under the host's /tmp (a CI clone) stays visible.
+wbcwd=$(cat /run/wb/cwd 2>/dev/null || echo /)
+case $wbcwd in
+/tmp/?*)
+	top=${wbcwd#/tmp/}
+	top=${top%%/*}
+	mkdir -p "/tmp/$top" && mount --bind "/run/hosttmp/$top" "/tmp/$top"
+	;;
+esac
 
 poweroff_now() {
 	sync
@@ -40,7 +52,7 @@ if [ ! -f /run/wb/cmd.sh ]; then
 	poweroff_now
 fi
 
-cd "$(cat /run/wb/cwd 2>/dev/null || echo /)" || cd /
+cd "$wbcwd" || cd /
 echo "wb: running command" > /dev/kmsg
 /bin/sh /run/wb/cmd.sh > /run/wb/output 2>&1 < /dev/null
 echo $? > /run/wb/status.tmp
