@@ -35,8 +35,9 @@
  * uev_mms_lock		(a leaf) the list of user_event_mm (uev_mms) and the
  *			transition of user_event_mm.tasks to and from zero.
  * No lock above is taken while faulting a page in: faults happen in the
- * registering task before any lock (fault_in_safe_writeable()), or in a
- * work item holding only mmap_lock (uev_fault_work()).
+ * registering task before any lock (uev_prefault()), in the unregistering
+ * task after its locks are dropped (uev_enabler_remove()), or in a work
+ * item holding only mmap_lock (uev_fault_work()).
  *
  * References and lifetime
  * -----------------------
