@@ -25,6 +25,8 @@ set -euo pipefail
 # runs, so an edit of this file cannot break runs that are in progress.
 {
 WB_DIR=$(cd "$(dirname "$0")" && pwd)
+# the guest and the selftest build see absolute paths only
+[ -n "${CHECK_RESULTS:-}" ] && CHECK_RESULTS=$(realpath -m "$CHECK_RESULTS")
 
 # Seconds since $1 (date +%s.%N), one decimal.
 since() { printf '%.1f' "$(echo "$(date +%s.%N) - $1" | bc)"; }
@@ -96,6 +98,22 @@ if [ $# -gt 1 ]; then
 		printf '%-8s kernel  passed %4d  failed %3d  skipped %3d  %s  (build %ss, boot+tests %ss, %s)\n' \
 			"$k" "$p" "$f" "$s" "$([ "$rc" -eq 0 ] && echo ok || echo FAIL)" \
 			"${btime[$k]}" "$secs" "$res"
+	done
+	# CI keeps only the tail of this output: name every failed test and
+	# the harness lines that say why, just above the total.
+	for k in "${kernels[@]}"; do
+		res=$(resdir "$k")
+		for tap in "$res"/tap/*.tap; do
+			[ -f "$tap" ] || continue
+			grep -q -E '^ *not ok' "$tap" || continue
+			echo "--- $k kernel, $(basename "$tap" .tap): failed tests"
+			{ grep -B 6 -E '^ *not ok' "$tap" || true; } |
+				{ grep -v -E '^ *ok ' || true; } |
+				tail -n 40 | sed 's/^/    /'
+		done
+		# KUnit reports in the console log, selftests only in tap/
+		{ grep -h -B 4 -E '\] +not ok [0-9]' "$res/console.log" \
+			2>/dev/null || true; } | tail -n 20 | sed "s/^/    $k kunit: /"
 	done
 	log "make check: total $(since "$t0")s"
 	echo "$tp passed, $tf failed, $ts skipped"
