@@ -1858,6 +1858,8 @@ static int uev_status_show(struct seq_file *m, void *unused)
 	int bkt, active = 0, busy = 0;
 
 	mutex_lock(&event_mutex);
+	/* An event whose last tracer just left is gone, not listed. */
+	uev_reap_locked();
 	hash_for_each(uev_table, bkt, ev, node) {
 		active++;
 		seq_puts(m, ev->tp_name);

@@ -166,6 +166,34 @@ TEST_F(status, used_by_perf)
 }
 
 /*
+ * An event whose users are gone while ftrace holds it stays until ftrace
+ * lets go; from then on it is not listed any more, without waiting for
+ * anything to run in the background.
+ */
+TEST_F(status, tracer_held_event_leaves_with_tracer)
+{
+	char line[256];
+	int fd;
+
+	fd = ue_open_data();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ue_reg(fd, "uet_st_held u32 a", self->page, 4, 3, 0,
+			    NULL));
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_st_held", true));
+	ASSERT_TRUE(ue_wait_bit(self->page, 4, 3, true));
+	ASSERT_EQ(0, ue_unreg(fd, self->page, 3));
+	close(fd);
+
+	/* No user left, but ftrace holds it */
+	ASSERT_TRUE(ue_status_line("uet_st_held", line, sizeof(line)));
+	EXPECT_STREQ("uet_st_held # Used by ftrace", line);
+
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_st_held", false));
+	EXPECT_FALSE(ue_status_line("uet_st_held", line, sizeof(line)));
+	EXPECT_EQ(-ENOENT, ue_del_name("uet_st_held"));
+}
+
+/*
  * Other events may come and go concurrently, so only check that each
  * snapshot is self-consistent and includes what this test holds.
  */
