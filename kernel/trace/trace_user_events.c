@@ -36,8 +36,10 @@
  *			transition of user_event_mm.tasks to and from zero.
  * No lock above is taken while faulting a page in: faults happen in the
  * registering task before any lock (uev_prefault()), in the unregistering
- * task after its locks are dropped (uev_enabler_remove()), or in a work
- * item holding only mmap_lock (uev_fault_work()).
+ * task after its locks are dropped (uev_enabler_remove()), in a work item
+ * holding only mmap_lock (uev_fault_work()), or in a forking parent
+ * holding only the lock of its child's user_event_mm, which nothing else
+ * can want before the child runs (uev_mm_unshare()).
  *
  * References and lifetime
  * -----------------------
@@ -701,6 +703,24 @@ static int uev_fault_in(struct mm_struct *mm, unsigned long addr)
 	return ret;
 }
 
+/*
+ * Make current's enable word present and writable now, so that the update
+ * made under the locks works. Usually it is: a lockless page table walk
+ * says so.
+ */
+static int uev_prefault(u64 uaddr, u8 size)
+{
+	struct page *page;
+
+	if (get_user_page_fast_only(uaddr, FOLL_WRITE, &page)) {
+		put_page(page);
+		return 0;
+	}
+	if (fault_in_safe_writeable(u64_to_user_ptr(uaddr), size))
+		return -EFAULT;
+	return 0;
+}
+
 static bool uev_queue_fault(struct user_event_mm *uemm, unsigned long addr,
 			    unsigned int attempt);
 
@@ -919,6 +939,29 @@ static struct user_event_mm *uev_mm_dup(struct user_event_mm *old,
 	return new;
 }
 
+/*
+ * dup_mmap() write-protected the parent's pages for copy-on-write, and a
+ * bit update does not fault: give the parent its own copy of each enable
+ * word again (a write fault of current on its own memory, as when it
+ * writes there), so that its bits keep following tracers at once rather
+ * than through a fault work item. @new is the child's copy of the
+ * parent's enablers, at the same addresses.
+ */
+static void uev_mm_unshare(struct user_event_mm *new)
+{
+	unsigned long done = -1UL;	/* page last made writable */
+	struct uev_enabler *en;
+
+	mutex_lock(&new->lock);
+	list_for_each_entry(en, &new->enablers, mm_link) {
+		if ((en->addr & PAGE_MASK) == done)
+			continue;
+		uev_prefault(en->addr, sizeof(long));
+		done = en->addr & PAGE_MASK;
+	}
+	mutex_unlock(&new->lock);
+}
+
 /**
  * user_event_mm_fork() - give a new task the registrations of current
  * @t: the new task
@@ -937,6 +980,8 @@ void user_event_mm_fork(struct task_struct *t, unsigned long clone_flags)
 		return;
 	}
 	t->user_event_mm = uev_mm_dup(old, t->mm);
+	if (t->user_event_mm)
+		uev_mm_unshare(t->user_event_mm);
 }
 
 /*
@@ -1680,24 +1725,6 @@ static struct uev_format *uev_parse_user(u64 uptr)
 	fmt = uev_format_parse(cmd);
 	kfree(cmd);
 	return fmt;
-}
-
-/*
- * Make the enable word present and writable now, holding no lock, so the
- * update made under the locks works. Usually it is: a lockless page table
- * walk says so.
- */
-static int uev_prefault(u64 uaddr, u8 size)
-{
-	struct page *page;
-
-	if (get_user_page_fast_only(uaddr, FOLL_WRITE, &page)) {
-		put_page(page);
-		return 0;
-	}
-	if (fault_in_safe_writeable(u64_to_user_ptr(uaddr), size))
-		return -EFAULT;
-	return 0;
 }
 
 static long uev_ioctl_reg(struct uev_file *uf, struct user_reg __user *ureg)

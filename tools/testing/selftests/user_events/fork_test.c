@@ -142,6 +142,38 @@ TEST_F(fork, child_inherits)
 	EXPECT_EQ(0x10001, *w);
 }
 
+/*
+ * fork() leaves the parent's page write-protected for copy-on-write; the
+ * parent's bit must still follow the tracer before the enable write
+ * returns, not some time later.
+ */
+TEST_F(fork, parent_bit_updated_at_once)
+{
+	uint32_t *w = (uint32_t *)self->page;
+	struct chan c;
+	pid_t pid;
+
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_fk_parent u32 a", w, 4, 2,
+				  NULL));
+	ASSERT_EQ(0, chan_open(&c));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		chan_child_side(&c);
+		_exit(recv_msg(c.to_child[0]) == MSG_GO ? 0 : 1);
+	}
+	chan_parent_side(&c);
+
+	/* no ue_wait_bit(): the bit is read right after the write returns */
+	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_fk_parent"));
+	EXPECT_EQ(1u << 2, __atomic_load_n(w, __ATOMIC_ACQUIRE));
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_fk_parent", false));
+	EXPECT_EQ(0, __atomic_load_n(w, __ATOMIC_ACQUIRE));
+
+	send_msg(c.to_child[1], MSG_GO);
+	EXPECT_EQ(0, child_status(pid));
+}
+
 /* Also when the child's page is not even present (never written). */
 TEST_F(fork, child_inherits_untouched_page)
 {
