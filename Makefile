@@ -12,6 +12,9 @@
 #   make lint                docs + sparse and W=1 on our objects + kernel-doc (findings fail)
 #   make series              git format-patch series + cover letter in build/series, with
 #                            proofs: git am, checkpatch --strict, every patch builds
+#   make series-stages       the files the series splits over several patches, as
+#                            of each patch, in build/series-stages/ to edit;
+#                            SAVE=1 turns the edited trees back into stage diffs
 #   make clean               remove build outputs (keeps build/pristine)
 #
 # KERNEL=test|debug|upstream selects the kernel (default: test).
@@ -24,7 +27,7 @@ export KERNEL
 
 WB := workbench
 
-.PHONY: all run check vm kernel bench compat docs lint series clean
+.PHONY: all run check vm kernel bench compat docs lint series series-stages clean
 
 all: check
 
@@ -57,6 +60,10 @@ lint:
 
 series:
 	$(WB)/series.sh
+
+series-stages:
+	python3 $(WB)/series.py $(if $(SAVE),stages-save,stages-export) \
+		build/series-stages --repo $(CURDIR)
 
 clean:
 	rm -rf build/obj-test build/obj-debug build/obj-upstream build/src build/upstream \

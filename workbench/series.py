@@ -3,6 +3,9 @@
 """Compose the patch series described by workbench/series/patches.list.
 
     series.py compose --series-files F --removed F
+    series.py stages-export DIR     the staged files as of each patch, in
+                                    DIR/<patch>/, to edit
+    series.py stages-save DIR       stage diffs from those trees again
 
 Commits the series on branch "series" of build/series-git (a git repository
 of build/pristine with one commit, tag "base"), checks that the last commit
@@ -50,6 +53,7 @@ class Step:
         self.files = []         # (path, source or None)
         self.rms = []           # paths, "dir/" for trees
         self.hunks = []         # (path, regex or None)
+        self.stages = []        # stage diffs (paths relative to the repo)
 
 
 def parse_list(path):
@@ -75,6 +79,10 @@ def parse_list(path):
             if len(args) not in (1, 2):
                 die(f'{path}:{n}: usage: file PATH [SOURCE]')
             st.files.append((args[0], args[1] if len(args) == 2 else None))
+        elif word == 'stage':
+            if not rest or ' ' in rest:
+                die(f'{path}:{n}: usage: stage DIFF')
+            st.stages.append(rest)
         elif word == 'rm':
             if not rest or ' ' in rest:
                 die(f'{path}:{n}: usage: rm PATH')
@@ -207,6 +215,15 @@ def expand(steps, series_files, removed, repo):
                     os.path.join(repo, srcp)):
                 die(f'patch {st.slug}: {srcp} does not exist')
             claimed.setdefault(p, []).append(k)
+        for d in st.stages:
+            for p in diff_paths(os.path.join(repo, d)):
+                if p not in series_files:
+                    die(f'patch {st.slug}: {d} changes {p}, not a file of '
+                        'the series')
+                if p not in claimed:
+                    die(f'patch {st.slug}: {d} changes {p}, which no '
+                        'earlier patch adds')
+                claimed[p].append(k)
     for k, st in enumerate(steps):
         new = []
         for p, srcp in st.files:
@@ -240,6 +257,54 @@ def expand(steps, series_files, removed, repo):
             + ' '.join(missing))
 
 
+# ---------------------------------------------------------------------
+# stage diffs: earlier versions of a file, for a finer split
+
+def diff_paths(diff):
+    """Paths (without the b/ prefix) a unified diff changes."""
+    return [m.group(1) for m in
+            re.finditer(r'^\+\+\+ b/(\S+)', open(diff).read(), re.M)]
+
+
+def stage_versions(steps, repo, tmp):
+    """{(path, k): file holding @path as it is after patch k}.
+
+    A file that the stage diffs of later patches change is the repo's file
+    with those diffs reverted, the last patch's first."""
+    staged = {}
+    for k, st in enumerate(steps):
+        for d in st.stages:
+            dp = os.path.join(repo, d)
+            if not os.path.isfile(dp):
+                die(f'patch {st.slug}: stage {d} does not exist')
+            for f in diff_paths(dp):
+                staged.setdefault(f, []).append(k)
+    if not staged:
+        return {}
+    work = os.path.join(tmp, 'work')
+    for f in staged:
+        os.makedirs(os.path.dirname(os.path.join(work, f)), exist_ok=True)
+        shutil.copyfile(os.path.join(repo, f), os.path.join(work, f))
+    versions = {}
+    for k in range(len(steps) - 1, -1, -1):
+        snap = os.path.join(tmp, str(k))
+        for f in staged:
+            os.makedirs(os.path.dirname(os.path.join(snap, f)), exist_ok=True)
+            shutil.copyfile(os.path.join(work, f), os.path.join(snap, f))
+            versions[(f, k)] = os.path.join(snap, f)
+        for d in reversed(steps[k].stages):
+            with open(os.path.join(repo, d)) as fp:
+                r = subprocess.run(['patch', '-s', '-R', '-p1', '-F0',
+                                    '--no-backup-if-mismatch', '-d', work],
+                                   stdin=fp, stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True)
+            if r.returncode:
+                die(f'patch {steps[k].slug}: {d} does not revert cleanly '
+                    f'from the files after it; refresh the stage diffs:\n'
+                    + r.stdout)
+    return versions
+
+
 def base_files_under(gitdir, path):
     out = git(gitdir, 'ls-tree', '-r', '--name-only', 'base', '--', path)
     return [f for f in out.split('\n') if f]
@@ -267,14 +332,20 @@ def compose(args):
     git(gitdir, 'checkout', '-q', '-f', '-B', 'series', 'base')
     git(gitdir, 'clean', '-q', '-f', '-d', '-x')
     made = []
+    stage_tmp = os.path.join(args.out, '.stages')
+    shutil.rmtree(stage_tmp, ignore_errors=True)
+    versions = stage_versions(steps, repo, stage_tmp)
     for k, st in enumerate(steps):
+        staged = [(p, None) for d in st.stages
+                  for p in diff_paths(os.path.join(repo, d))]
         for p in st.rms:
             files = base_files_under(gitdir, p)
             if not files:
                 die(f'patch {st.slug}: rm {p}: not in the base tree')
             git(gitdir, 'rm', '-q', '-r', '--', p)
-        for p, srcp in st.files:
-            src = os.path.join(repo, srcp or p)
+        for p, srcp in st.files + staged:
+            src = versions.get((p, k)) if not srcp else None
+            src = src or os.path.join(repo, srcp or p)
             dst = os.path.join(gitdir, p)
             os.makedirs(os.path.dirname(dst), exist_ok=True)
             shutil.copyfile(src, dst)
@@ -297,6 +368,7 @@ def compose(args):
         if r.returncode:
             die(f'patch {st.slug}: commit failed')
         made.append(st.slug)
+    shutil.rmtree(stage_tmp, ignore_errors=True)
     verify(args, series_files, removed, patched)
     return made
 
@@ -376,19 +448,81 @@ def format_patches(args, made):
     log(f'{len(made)} patches + cover letter in {out}')
 
 
+def staged_steps(steps, repo):
+    """[(k, [paths])]: the patches that add or change a staged file."""
+    paths = sorted({p for st in steps for d in st.stages
+                    for p in diff_paths(os.path.join(repo, d))})
+    out = []
+    for k, st in enumerate(steps):
+        if st.stages or any(p in paths for p, _ in st.files):
+            out.append((k, paths))
+    return out
+
+
+def stages_export(repo, wb, out):
+    steps = parse_list(os.path.join(wb, 'series', 'patches.list'))
+    tmp = out + '.tmp'
+    shutil.rmtree(tmp, ignore_errors=True)
+    versions = stage_versions(steps, repo, os.path.join(tmp, '.v'))
+    for k, paths in staged_steps(steps, repo):
+        for p in paths:
+            dst = os.path.join(tmp, steps[k].slug, p)
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copyfile(versions[(p, k)], dst)
+    shutil.rmtree(os.path.join(tmp, '.v'))
+    shutil.rmtree(out, ignore_errors=True)
+    os.rename(tmp, out)
+    log(f'staged files of each patch in {out}/<patch>/; edit them (the '
+        'last patch must equal the repo), then: make series-stages SAVE=1')
+
+
+def stages_save(repo, wb, out):
+    steps = parse_list(os.path.join(wb, 'series', 'patches.list'))
+    ks = staged_steps(steps, repo)
+    for p in ks[-1][1]:
+        last = os.path.join(out, steps[ks[-1][0]].slug, p)
+        if open(last, 'rb').read() != open(os.path.join(repo, p),
+                                          'rb').read():
+            die(f'{last} differs from the repo\'s {p}: edit both')
+    for (k0, paths), (k1, _) in zip(ks, ks[1:]):
+        st = steps[k1]
+        if len(st.stages) != 1:
+            die(f'patch {st.slug}: stages-save needs one stage diff')
+        text = ''
+        for p in paths:
+            r = subprocess.run(['diff', '-u', '--label', f'a/{p}', '--label',
+                                f'b/{p}',
+                                os.path.join(out, steps[k0].slug, p),
+                                os.path.join(out, st.slug, p)],
+                               stdout=subprocess.PIPE, text=True)
+            if r.returncode > 1:
+                die('diff failed')
+            text += r.stdout
+        open(os.path.join(repo, st.stages[0]), 'w').write(text)
+        log(f'{st.stages[0]}: {text.count(chr(10))} lines')
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument('cmd', choices=['compose'])
+    ap.add_argument('cmd', choices=['compose', 'stages-export',
+                                    'stages-save'])
+    ap.add_argument('dir', nargs='?')
     ap.add_argument('--repo', required=True)
-    ap.add_argument('--pristine', required=True)
-    ap.add_argument('--git', required=True)
-    ap.add_argument('--out', required=True)
-    ap.add_argument('--series-files', required=True)
-    ap.add_argument('--removed', required=True)
+    ap.add_argument('--pristine')
+    ap.add_argument('--git')
+    ap.add_argument('--out')
+    ap.add_argument('--series-files')
+    ap.add_argument('--removed')
     ap.add_argument('--check-results', default='',
                     help='text for @CHECK_RESULTS@ of the cover letter')
     args = ap.parse_args()
     args.wb = os.path.join(args.repo, 'workbench')
+    if args.cmd != 'compose':
+        if not args.dir:
+            die(f'{args.cmd} needs DIR')
+        fn = stages_export if args.cmd == 'stages-export' else stages_save
+        fn(args.repo, args.wb, os.path.abspath(args.dir))
+        return
     os.makedirs(args.out, exist_ok=True)
     made = compose(args)
     format_patches(args, made)
