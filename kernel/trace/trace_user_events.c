@@ -16,7 +16,7 @@
  *
  * Locks, in the order they nest
  * -----------------------------
- * user_event_mm.lock	the enablers of one mm (mm_link, nr_enablers). A
+ * user_event_mm.lock	the enablers of one mm (mm_link, words, nr_enablers). A
  *			registration holds it from the (address, bit) check
  *			until the enabler is linked, across the event lookup.
  * event_mutex		(trace core) the event table (uev_table, uev_count),
@@ -98,6 +98,8 @@
 
 /* Enablers one address space may hold, against memory exhaustion. */
 #define UEV_MM_ENABLERS_MAX	65536
+/* Buckets of the per-mm (address, bit) hash: 64, 512 bytes per mm. */
+#define UEV_MM_WORDS_BITS	6
 /* Write indexes one open file may hold. */
 #define UEV_FILE_SLOTS_MAX	65536
 /* Payloads from this size on are copied with non-temporal stores. */
@@ -147,6 +149,7 @@ struct user_event {
 /**
  * struct uev_enabler - one registered (address, bit) of one mm for an event
  * @mm_link:	entry on @uemm->enablers (uemm->lock)
+ * @word_node:	entry in @uemm->words (uemm->lock)
  * @ev_link:	entry on @ev->enablers (ev->lock)
  * @ev:		the event; the enabler holds a reference
  * @uemm:	the address space whose memory is written
@@ -159,6 +162,7 @@ struct user_event {
  */
 struct uev_enabler {
 	struct list_head	mm_link;
+	struct hlist_node	word_node;
 	struct list_head	ev_link;
 	struct user_event	*ev;
 	struct user_event_mm	*uemm;
@@ -176,8 +180,9 @@ struct uev_enabler {
  * @mm:		the address space, kept by mmgrab()
  * @tasks:	tasks whose ->user_event_mm points here
  * @refs:	lifetime: one for all the tasks, one per queued fault work
- * @lock:	protects @enablers and @nr_enablers
+ * @lock:	protects @enablers, @words and @nr_enablers
  * @enablers:	the registrations (struct uev_enabler)
+ * @words:	the registrations hashed by the long that holds their bit
  * @nr_enablers: number of @enablers, capped at UEV_MM_ENABLERS_MAX
  */
 struct user_event_mm {
@@ -187,6 +192,7 @@ struct user_event_mm {
 	refcount_t		refs;
 	struct mutex		lock;	/* see kernel-doc above */
 	struct list_head	enablers;
+	DECLARE_HASHTABLE(words, UEV_MM_WORDS_BITS);
 	unsigned int		nr_enablers;
 };
 
@@ -762,6 +768,18 @@ static void uev_event_sync(struct user_event *ev, bool enabled)
  * Address spaces: struct user_event_mm and fork/exec/exit
  */
 
+/* Key of @uemm->words: the long holding the bit, whatever the size. */
+static unsigned long uev_word(unsigned long addr)
+{
+	return addr / sizeof(long);
+}
+
+static void uev_word_add(struct user_event_mm *uemm, struct uev_enabler *en)
+{
+	lockdep_assert_held(&uemm->lock);
+	hash_add(uemm->words, &en->word_node, uev_word(en->addr));
+}
+
 static struct user_event_mm *uev_mm_alloc(struct mm_struct *mm)
 {
 	struct user_event_mm *uemm = kzalloc(sizeof(*uemm), GFP_KERNEL_ACCOUNT);
@@ -774,6 +792,7 @@ static struct user_event_mm *uev_mm_alloc(struct mm_struct *mm)
 	refcount_set(&uemm->refs, 1);
 	mutex_init(&uemm->lock);
 	INIT_LIST_HEAD(&uemm->enablers);
+	hash_init(uemm->words);
 	return uemm;
 }
 
@@ -823,7 +842,7 @@ static void uev_fault_work(struct work_struct *work)
 	struct uev_enabler *en;
 
 	mutex_lock(&uemm->lock);
-	list_for_each_entry(en, &uemm->enablers, mm_link) {
+	hash_for_each_possible(uemm->words, en, word_node, uev_word(f->addr)) {
 		if (en->addr != f->addr)
 			continue;
 		mutex_lock(&en->ev->lock);
@@ -868,6 +887,7 @@ static void uev_mm_teardown(struct user_event_mm *uemm)
 		mutex_unlock(&en->ev->lock);
 		list_move(&en->mm_link, &dead);
 	}
+	hash_init(uemm->words);
 	uemm->nr_enablers = 0;
 	mutex_unlock(&uemm->lock);
 
@@ -922,6 +942,7 @@ static struct user_event_mm *uev_mm_dup(struct user_event_mm *old,
 		copy->fault_pending = false;
 		refcount_inc(&en->ev->refs);
 		list_add_tail(&copy->mm_link, &new->enablers);
+		uev_word_add(new, copy);
 		new->nr_enablers++;
 
 		mutex_lock(&en->ev->lock);
@@ -998,7 +1019,7 @@ static struct uev_enabler *uev_enabler_new(struct user_event_mm *uemm,
 	lockdep_assert_held(&uemm->lock);
 	uev_locate_bit(reg->enable_addr, reg->enable_size, reg->enable_bit,
 		       &addr, &bit);
-	list_for_each_entry(en, &uemm->enablers, mm_link) {
+	hash_for_each_possible(uemm->words, en, word_node, uev_word(addr)) {
 		if (en->addr == addr && en->bit == bit)
 			return ERR_PTR(-EADDRINUSE);
 	}
@@ -1021,6 +1042,7 @@ static void uev_enabler_link(struct uev_enabler *en, struct user_event *ev)
 	lockdep_assert_held(&en->uemm->lock);
 	en->ev = ev;
 	list_add_tail(&en->mm_link, &en->uemm->enablers);
+	uev_word_add(en->uemm, en);
 	en->uemm->nr_enablers++;
 
 	mutex_lock(&ev->lock);
@@ -1037,7 +1059,7 @@ static int uev_enabler_remove(struct user_event_mm *uemm, u64 uaddr, u8 ubit)
 	int tries;
 
 	mutex_lock(&uemm->lock);
-	list_for_each_entry(en, &uemm->enablers, mm_link) {
+	hash_for_each_possible(uemm->words, en, word_node, uev_word(uaddr)) {
 		if (en->uaddr == uaddr && en->ubit == ubit)
 			goto found;
 	}
@@ -1045,6 +1067,7 @@ static int uev_enabler_remove(struct user_event_mm *uemm, u64 uaddr, u8 ubit)
 	return -ENOENT;
 found:
 	list_del(&en->mm_link);
+	hash_del(&en->word_node);
 	uemm->nr_enablers--;
 	mutex_lock(&en->ev->lock);
 	list_del(&en->ev_link);

@@ -403,6 +403,54 @@ TEST_F(misc, unreg_other_fd)
 	close(fd2);
 }
 
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define UE_HI_BIT(bit)	(32 + (bit))
+#else
+#define UE_HI_BIT(bit)	(bit)
+#endif
+
+/*
+ * Several registrations in one long: each is found, removed and updated
+ * on its own, whichever order they come and go in; on 64-bit the same
+ * bit named through a 4-byte and an 8-byte value is one bit.
+ */
+TEST_F(misc, same_long)
+{
+	uint32_t *lo = (uint32_t *)self->page, *hi = lo + 1;
+	const char *cmd = "uet_en_long u32 a";
+
+	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, lo, 4, 0, NULL));
+	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, lo, 4, 1, NULL));
+	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, lo, 4, 2, NULL));
+	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, hi, 4, 3, NULL));
+	/* bit 3 of hi is bit 35 of the 8-byte value (bit 3 on big endian) */
+	if (sizeof(long) == 8)
+		EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, cmd, lo, 8,
+					      UE_HI_BIT(3), 0, NULL));
+	EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, cmd, lo, 4, 1, 0, NULL));
+
+	/* last registered, a middle one, the first one */
+	EXPECT_EQ(0, ue_unreg(self->t.fd, hi, 3));
+	EXPECT_EQ(0, ue_unreg(self->t.fd, lo, 1));
+	EXPECT_EQ(-ENOENT, ue_unreg(self->t.fd, lo, 1));
+	EXPECT_EQ(0, ue_unreg(self->t.fd, lo, 0));
+
+	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_en_long"));
+	ASSERT_TRUE(ue_wait_bit(lo, 4, 2, true));
+	EXPECT_EQ(1u << 2, *lo);
+	EXPECT_EQ(0, *hi);
+
+	/* the freed bits register again and follow the event at once */
+	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, lo, 4, 1, NULL));
+	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, hi, 4, 3, NULL));
+	EXPECT_EQ(1u << 2 | 1u << 1, *lo);
+	EXPECT_EQ(1u << 3, *hi);
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_en_long", false));
+	ASSERT_TRUE(ue_wait_bit(lo, 4, 2, false));
+	EXPECT_EQ(0, *lo);
+	EXPECT_EQ(0, *hi);
+}
+
 TEST_F(misc, unreg_bad_size)
 {
 	uint32_t *w = (uint32_t *)self->page;
