@@ -65,6 +65,24 @@ static void chan_parent_side(struct chan *c)
 	close(c->to_parent[1]);
 }
 
+/*
+ * fork() with a channel: the child's pid in the parent, 0 in the child,
+ * -1 on failure; each side keeps only its own ends of @c.
+ */
+static pid_t chan_fork(struct chan *c)
+{
+	pid_t pid;
+
+	if (chan_open(c))
+		return -1;
+	pid = fork();
+	if (pid == 0)
+		chan_child_side(c);
+	else if (pid > 0)
+		chan_parent_side(c);
+	return pid;
+}
+
 static int child_status(pid_t pid)
 {
 	int status;
@@ -110,12 +128,9 @@ TEST_F(fork, child_inherits)
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_fk_inherit u32 a", w, 4, 4,
 				  NULL));
 	*w = 0x10001;	/* other bits that must survive */
-	ASSERT_EQ(0, chan_open(&c));
-
-	pid = fork();
+	pid = chan_fork(&c);
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		chan_child_side(&c);
 		if (recv_msg(c.to_child[0]) != MSG_GO)
 			_exit(1);
 		if (!ue_wait_bit(w, 4, 4, true) || *w != (0x10001 | 1 << 4))
@@ -128,7 +143,6 @@ TEST_F(fork, child_inherits)
 			_exit(4);
 		_exit(0);
 	}
-	chan_parent_side(&c);
 
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_fk_inherit"));
 	ASSERT_TRUE(ue_wait_bit(w, 4, 4, true));
@@ -155,14 +169,10 @@ TEST_F(fork, parent_bit_updated_at_once)
 
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_fk_parent u32 a", w, 4, 2,
 				  NULL));
-	ASSERT_EQ(0, chan_open(&c));
-	pid = fork();
+	pid = chan_fork(&c);
 	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		chan_child_side(&c);
+	if (pid == 0)
 		_exit(recv_msg(c.to_child[0]) == MSG_GO ? 0 : 1);
-	}
-	chan_parent_side(&c);
 
 	/* no ue_wait_bit(): the bit is read right after the write returns */
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_fk_parent"));
@@ -187,17 +197,13 @@ TEST_F(fork, child_inherits_untouched_page)
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_fk_fresh u32 a", w, 8, 63,
 				  NULL));
 	ASSERT_EQ(0, madvise(fresh, getpagesize(), MADV_DONTNEED));
-	ASSERT_EQ(0, chan_open(&c));
-
-	pid = fork();
+	pid = chan_fork(&c);
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		chan_child_side(&c);
 		if (recv_msg(c.to_child[0]) != MSG_GO)
 			_exit(1);
 		_exit(ue_wait_bit(w, 8, 63, true) ? 0 : 2);
 	}
-	chan_parent_side(&c);
 
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_fk_fresh"));
 	ASSERT_TRUE(ue_wait_bit(w, 8, 63, true));
@@ -213,12 +219,9 @@ TEST_F(fork, parent_unreg_child_keeps)
 	pid_t pid;
 
 	ASSERT_EQ(0, ue_reg(self->t.fd, "uet_fk_punreg u32 a", w, 4, 0, 0, NULL));
-	ASSERT_EQ(0, chan_open(&c));
-
-	pid = fork();
+	pid = chan_fork(&c);
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		chan_child_side(&c);
 		if (recv_msg(c.to_child[0]) != MSG_GO)
 			_exit(1);
 		if (!ue_wait_bit(w, 4, 0, true))
@@ -228,7 +231,6 @@ TEST_F(fork, parent_unreg_child_keeps)
 			_exit(3);
 		_exit(*w == 0 ? 0 : 4);
 	}
-	chan_parent_side(&c);
 
 	ASSERT_EQ(0, ue_unreg(self->t.fd, w, 0));
 	/* A parent-only registration shows when updates have happened */
@@ -251,12 +253,9 @@ TEST_F(fork, child_unreg_parent_keeps)
 	pid_t pid;
 
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_fk_cunreg u32 a", w, 4, 2, NULL));
-	ASSERT_EQ(0, chan_open(&c));
-
-	pid = fork();
+	pid = chan_fork(&c);
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		chan_child_side(&c);
 		if (ue_unreg(self->t.fd, w, 2))
 			_exit(1);
 		/* Child-only sentinel to know when updates are done */
@@ -270,7 +269,6 @@ TEST_F(fork, child_unreg_parent_keeps)
 			_exit(4);
 		_exit(*w == 0 ? 0 : 5);
 	}
-	chan_parent_side(&c);
 
 	ASSERT_EQ(MSG_READY, recv_msg(c.to_parent[0]));
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_fk_cunreg"));
