@@ -1909,19 +1909,6 @@ static void fz_batch(struct fz_shared *sh, __u64 seed, __u64 first,
  * The test
  */
 
-static bool fz_status_counts(int *active, int *busy)
-{
-	char *text = ue_status_read(), *p;
-	bool ok;
-
-	if (!text)
-		return false;
-	p = strstr(text, "\nActive: ");
-	ok = p && sscanf(p, "\nActive: %d\nBusy: %d", active, busy) == 2;
-	free(text);
-	return ok;
-}
-
 /* Names of our events left in user_events_status (deleted if possible) */
 static int fz_leftovers(char *out, size_t len)
 {
@@ -1996,7 +1983,7 @@ TEST_F_TIMEOUT(fuzz, seeded, 1800)
 	/* delete what an interrupted earlier run may have left */
 	fz_leftovers(left, sizeof(left));
 	ASSERT_EQ(0, fz_leftovers(left, sizeof(left))) TH_LOG("%s", left);
-	ASSERT_TRUE(fz_status_counts(&active0, &busy0));
+	ASSERT_TRUE(ue_status_counts(&active0, &busy0));
 	baseline = ue_status_read();
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -2028,7 +2015,7 @@ TEST_F_TIMEOUT(fuzz, seeded, 1800)
 		}
 		/* every event of the batch is gone; report, clean, go on */
 		n = fz_leftovers(left, sizeof(left));
-		if (!fz_status_counts(&active, &busy) || n ||
+		if (!ue_status_counts(&active, &busy) || n ||
 		    active != active0 || busy != busy0) {
 			ksft_print_msg("fuzz FAILED after batch %llu..%llu:\n",
 				       b, end - 1);

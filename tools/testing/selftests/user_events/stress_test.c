@@ -1045,19 +1045,6 @@ static void *st_reader(void *arg)
  * Checks after the run
  */
 
-static bool st_status_counts(int *active, int *busy)
-{
-	char *text = ue_status_read(), *p;
-	bool ok;
-
-	if (!text)
-		return false;
-	p = strstr(text, "\nActive: ");
-	ok = p && sscanf(p, "\nActive: %d\nBusy: %d", active, busy) == 2;
-	free(text);
-	return ok;
-}
-
 /* Does any tracefs / status / dynamic_events entry of ours remain? */
 static int st_leftovers(char *out, size_t len)
 {
@@ -1329,7 +1316,7 @@ static int st_run(struct __test_metadata *_metadata, struct st_run *r)
 		}
 	}
 	ASSERT_EQ(0, st_leftovers(left, sizeof(left))) TH_LOG("%s", left);
-	ASSERT_TRUE(st_status_counts(&active0, &busy0));
+	ASSERT_TRUE(ue_status_counts(&active0, &busy0));
 
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -1438,7 +1425,7 @@ static int st_run(struct __test_metadata *_metadata, struct st_run *r)
 	}
 
 	EXPECT_EQ(0, st_leftovers(left, sizeof(left))) TH_LOG("%s", left);
-	EXPECT_TRUE(st_status_counts(&active, &busy));
+	EXPECT_TRUE(ue_status_counts(&active, &busy));
 	EXPECT_EQ(active0, active);
 	EXPECT_EQ(busy0, busy);
 	if (active != active0 || busy != busy0)

@@ -455,6 +455,20 @@ static inline char *ue_status_read(void)
 	return ue_read_all(path);
 }
 
+/* The "Active: N" and "Busy: M" counters of user_events_status. */
+static inline bool ue_status_counts(int *active, int *busy)
+{
+	char *text = ue_status_read(), *p;
+	bool ok;
+
+	if (!text)
+		return false;
+	p = strstr(text, "\nActive: ");
+	ok = p && sscanf(p, "\nActive: %d\nBusy: %d", active, busy) == 2;
+	free(text);
+	return ok;
+}
+
 /*
  * Copy the line of @text that mentions @needle (first occurrence) into
  * @out.  Returns false when no line matches.
