@@ -24,13 +24,7 @@ VM_RESULTS=$RES VM_QUIET=${VM_QUIET:-0} "$WB_DIR/vm.sh" \
 vmrc=$?
 set -e
 echo
-case $vmrc in
-0) ;;
-124) log "FAIL: guest timed out" ;;
-125) log "FAIL: guest did not finish (crash?)" ;;
-126) log "FAIL: kernel splat in the console log" ;;
-*) log "FAIL: guest command exited $vmrc" ;;
-esac
+vm_explain "$vmrc"
 echo "===== compat results (upstream selftests on the $KERNEL kernel, console log: $RES/console.log)"
 prc=0
 python3 "$WB_DIR/parse-results.py" --tap-dir "$RES/tap" \

@@ -45,6 +45,17 @@ ensure_deps() {
 		--no-install-recommends "${missing[@]}"
 }
 
+# Say why a vm.sh run failed, from its exit status (nothing for 0).
+vm_explain() {
+	case $1 in
+	0) ;;
+	124) log "FAIL: guest timed out" ;;
+	125) log "FAIL: guest did not finish (crash?)" ;;
+	126) log "FAIL: kernel splat in the console log" ;;
+	*) log "FAIL: guest command exited $1" ;;
+	esac
+}
+
 ensure_pristine() {
 	[ -f "$PRISTINE/Makefile" ] && return 0
 	log "extracting $TARBALL into $PRISTINE"
