@@ -38,8 +38,9 @@
  * registering task before any lock (uev_prefault()), in the unregistering
  * task after its locks are dropped (uev_enabler_remove()), in a work item
  * holding only mmap_lock (uev_fault_work()), or in a forking parent
- * holding only the lock of its child's user_event_mm, which nothing else
- * can want before the child runs (uev_mm_unshare()).
+ * holding only the lock of its child's user_event_mm (uev_mm_unshare()):
+ * before the child runs, only fault work queued for the child's enablers
+ * can want that lock, and it waits holding nothing the fault needs.
  *
  * References and lifetime
  * -----------------------
@@ -792,7 +793,6 @@ static struct user_event_mm *uev_mm_alloc(struct mm_struct *mm)
 	refcount_set(&uemm->refs, 1);
 	mutex_init(&uemm->lock);
 	INIT_LIST_HEAD(&uemm->enablers);
-	hash_init(uemm->words);
 	return uemm;
 }
 
