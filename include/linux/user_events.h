@@ -1,53 +1,91 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Hooks through which fork, exec and exit keep user_events registrations
- * attached to the right address spaces.
+ * Hooks through which fork, exec, exit and the teardown of an address
+ * space keep user_events registrations attached to the address spaces
+ * that made them.
  */
 #ifndef _LINUX_USER_EVENTS_H
 #define _LINUX_USER_EVENTS_H
 
+#include <linux/mm_types.h>
 #include <linux/sched.h>
 #include <uapi/linux/user_events.h>
 
 #ifdef CONFIG_USER_EVENTS
 void user_event_mm_fork(struct task_struct *t, unsigned long clone_flags);
-void user_event_mm_remove(struct task_struct *t);
+void user_event_mm_release(struct mm_struct *mm);
+void user_event_mm_wait(struct task_struct *t);
 
 /**
- * user_events_fork() - hand the registrations of current to a new task
+ * user_events_mm_init() - a new address space has no registrations
+ * @mm: the address space, possibly a copy of its parent's
+ */
+static inline void user_events_mm_init(struct mm_struct *mm)
+{
+	mm->user_event_mm = NULL;
+}
+
+/**
+ * user_events_mm_release() - an address space is torn down
+ * @mm: the address space, whose last user is gone
+ *
+ * Called from __mmput(), in whatever context dropped the last reference:
+ * the registrations are removed by a work item, which the task whose own
+ * exit or exec this is waits for (user_events_exit(),
+ * user_events_execve()).
+ */
+static inline void user_events_mm_release(struct mm_struct *mm)
+{
+	if (unlikely(mm->user_event_mm))
+		user_event_mm_release(mm);
+}
+
+/**
+ * user_events_fork() - copy the registrations of current to a new task
  * @t: the new task, whose task_struct was copied from current
  * @clone_flags: flags of the clone
  *
- * Costs one load for tasks without registrations.
+ * A new address space gets a copy of its parent's registrations; threads
+ * share them with the address space. Costs two loads for tasks of address
+ * spaces without registrations.
  */
 static inline void user_events_fork(struct task_struct *t,
 				    unsigned long clone_flags)
 {
 	t->user_event_mm = NULL;
-	if (unlikely(current->user_event_mm))
+	if (unlikely(current->mm && READ_ONCE(current->mm->user_event_mm)) &&
+	    !(clone_flags & CLONE_VM))
 		user_event_mm_fork(t, clone_flags);
 }
 
 /**
- * user_events_execve() - drop the registrations of the old image
+ * user_events_execve() - the old image's registrations are gone
  * @t: the task that completed exec
  */
 static inline void user_events_execve(struct task_struct *t)
 {
 	if (unlikely(t->user_event_mm))
-		user_event_mm_remove(t);
+		user_event_mm_wait(t);
 }
 
 /**
- * user_events_exit() - drop the registrations of an exiting task
- * @t: the exiting task
+ * user_events_exit() - the exiting task's registrations are gone
+ * @t: the exiting task, after exit_mm()
  */
 static inline void user_events_exit(struct task_struct *t)
 {
 	if (unlikely(t->user_event_mm))
-		user_event_mm_remove(t);
+		user_event_mm_wait(t);
 }
 #else
+static inline void user_events_mm_init(struct mm_struct *mm)
+{
+}
+
+static inline void user_events_mm_release(struct mm_struct *mm)
+{
+}
+
 static inline void user_events_fork(struct task_struct *t,
 				    unsigned long clone_flags)
 {

@@ -10,15 +10,15 @@
  *			format and the list of enablers that mirror its state.
  * struct uev_enabler	one (address, bit) a process registered for an event;
  *			linked both on its event and on its user_event_mm.
- * struct user_event_mm	the registrations of one address space; shared by
- *			the tasks that use that mm (task->user_event_mm).
+ * struct user_event_mm	the registrations of one address space
+ *			(mm->user_event_mm), whichever thread made them.
  * struct uev_file	one open user_events_data: its write-index table.
  *
  * Locks, in the order they nest
  * -----------------------------
  * user_event_mm.lock	the enablers of one mm (mm_link, words, nr_enablers). A
  *			registration holds it from the (address, bit) check
- *			until the enabler is linked, across the event lookup.
+ *			until the enabler is linked.
  * event_mutex		(trace core) the event table (uev_table, uev_count),
  *			creating and removing events, the dyn_event list,
  *			user_event.status and reg_flags. Held by the trace
@@ -32,8 +32,6 @@
  * mmap_lock (read)	of the mm being written; held across pin, write and
  *			unpin of the page, so fork's dup_mmap() (write side)
  *			never sees a half-done update.
- * uev_mms_lock		(a leaf) the list of user_event_mm (uev_mms) and the
- *			transition of user_event_mm.tasks to and from zero.
  * No lock above is taken while faulting a page in: faults happen in the
  * registering task before any lock (uev_prefault()), in the unregistering
  * task after its locks are dropped (uev_enabler_remove()), in a work item
@@ -54,9 +52,15 @@
  * DIAG_IOCSDEL, dynamic_events), and otherwise by uev_reap_work once the
  * tracer detaches. No user-visible operation ever waits on a deferred free.
  *
- * user_event_mm.tasks counts tasks pointing at it; when it drops to zero
- * the enablers are torn down. user_event_mm.refs keeps the structure (and
- * its mmgrab()) alive: one for the tasks, one per queued fault work.
+ * A user_event_mm belongs to its address space: mm->user_event_mm is set
+ * (cmpxchg) by the first registration of any thread and cleared by
+ * __mmput(), which queues the removal of the enablers (uev_mm_release_work)
+ * because its caller may hold any lock. The task whose exit or exec put
+ * the address space waits for that work before it can be reaped or run
+ * the new image (user_event_mm_wait()). While any task uses the address
+ * space, mm->user_event_mm cannot change under it. user_event_mm.refs
+ * keeps the structure (and its mmgrab()) alive: one for the address
+ * space, one per queued fault work, one per waiting task.
  *
  * uev_file slots hold event references until the file is released, so the
  * write path needs no reference of its own. The slot table is replaced on
@@ -70,6 +74,8 @@
 
 #include <linux/bitops.h>
 #include <linux/capability.h>
+#include <linux/cleanup.h>
+#include <linux/compat.h>
 #include <linux/ctype.h>
 #include <linux/hashtable.h>
 #include <linux/highmem.h>
@@ -80,7 +86,9 @@
 #include <linux/mutex.h>
 #include <linux/pagemap.h>
 #include <linux/refcount.h>
+#include <linux/ring_buffer.h>
 #include <linux/sched/mm.h>
+#include <linux/seq_buf.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sysctl.h>
@@ -91,6 +99,8 @@
 #include <linux/unaligned.h>
 #include <linux/user_events.h>
 #include <linux/workqueue.h>
+
+#include <kunit/visibility.h>
 
 #include "trace.h"
 #include "trace_dynevent.h"
@@ -107,6 +117,12 @@
 #define UEV_NOCACHE_MIN		256
 /* Times a not-present enable word is faulted in before giving up. */
 #define UEV_FAULT_RETRIES	8
+
+#ifdef __BIG_ENDIAN
+#define UEV_BIG_ENDIAN		true
+#else
+#define UEV_BIG_ENDIAN		false
+#endif
 
 /* user_event.status: who is attached. */
 #define UEV_STATUS_FTRACE	BIT(0)
@@ -177,20 +193,20 @@ struct uev_enabler {
 
 /**
  * struct user_event_mm - the registrations of one address space
- * @link:	entry on uev_mms (uev_mms_lock)
- * @mm:		the address space, kept by mmgrab()
- * @tasks:	tasks whose ->user_event_mm points here
- * @refs:	lifetime: one for all the tasks, one per queued fault work
+ * @mm:		the address space, kept by mmgrab(); mm->user_event_mm points
+ *		here from the first registration until __mmput()
+ * @refs:	lifetime: one for the address space (dropped by @release),
+ *		one per queued fault work, one per task waiting for @release
+ * @release:	removes the registrations once the address space is gone
  * @lock:	protects @enablers, @words and @nr_enablers
  * @enablers:	the registrations (struct uev_enabler)
  * @words:	the registrations hashed by the long that holds their bit
  * @nr_enablers: number of @enablers, capped at UEV_MM_ENABLERS_MAX
  */
 struct user_event_mm {
-	struct list_head	link;
 	struct mm_struct	*mm;
-	refcount_t		tasks;
 	refcount_t		refs;
+	struct work_struct	release;
 	struct mutex		lock;	/* see kernel-doc above */
 	struct list_head	enablers;
 	DECLARE_HASHTABLE(words, UEV_MM_WORDS_BITS);
@@ -239,11 +255,8 @@ struct uev_fault {
 
 static DEFINE_HASHTABLE(uev_table, 8);
 static unsigned int uev_count;
-static int uev_max = 32768;
+static unsigned int uev_max = 32768;
 static atomic64_t uev_next_id;
-
-static DEFINE_MUTEX(uev_mms_lock);
-static LIST_HEAD(uev_mms);
 
 static void uev_reap(struct work_struct *work);
 static DECLARE_WORK(uev_reap_work, uev_reap);
@@ -255,167 +268,168 @@ static struct dyn_event_operations uev_dyn_ops;
 
 /* ---------------------------------------------------------------------
  * Command parser: "name[ field[;field]...]"
+ *
+ * The grammar is the one deployed clients speak to upstream 6.12: the name
+ * runs to the first space; ';' separates fields; inside a field, words are
+ * separated by exactly one space, and a type takes a second word after
+ * "unsigned", "struct", "__data_loc" and "__rel_loc" (a third after
+ * "__data_loc unsigned" and "__rel_loc unsigned"). Types are kept as they
+ * were written: the format file shows them, and a registration of an
+ * existing name is compared with it as text (uev_format_match()).
  */
 
 struct uev_tmp_field {
-	char	type[40];
+	char	*type;
 	char	*name;
-	u16	size;
+	u32	size;
 	u8	kind;
-	bool	is_signed;
-	bool	is_string;
 };
 
-static bool uev_is_ident(const char *s, size_t max)
+/* Record why and where parsing failed; -EINVAL. */
+static int uev_fail(struct uev_err *err, enum uev_err_type type,
+		    const char *buf, const char *at)
 {
-	size_t i;
-
-	if (!s[0] || isdigit(s[0]))
-		return false;
-	for (i = 0; s[i]; i++) {
-		if (i >= max || !(isalnum(s[i]) || s[i] == '_'))
-			return false;
+	if (err) {
+		err->type = type;
+		err->pos = at - buf;
 	}
-	return true;
+	return -EINVAL;
 }
 
-static const struct {
-	const char	*name;
-	u8		size;
-	bool		is_signed;
-} uev_scalars[] = {
-	{ "u8", 1, false }, { "s8", 1, true }, { "char", 1, true },
-	{ "u16", 2, false }, { "s16", 2, true }, { "short", 2, true },
-	{ "u32", 4, false }, { "s32", 4, true }, { "int", 4, true },
-	{ "u64", 8, false }, { "s64", 8, true },
+/* Type words that take the next word with them, longest first. */
+static const char * const uev_long_types[] = {
+	"__data_loc unsigned ", "__rel_loc unsigned ", "__data_loc ",
+	"__rel_loc ", "unsigned ", "struct ",
 };
 
-/* "char[N]" with N decimal or 0x-hex, 0 < N <= UEV_ARRAY_MAX. */
-static int uev_parse_array(const char *tok, u16 *size)
+static const struct uev_scalar {
+	const char	*type;
+	u8		size;
+	const char	*conv;
+} uev_scalars[] = {
+	{ "u8", 1, "%u" }, { "s8", 1, "%d" }, { "char", 1, "%d" },
+	{ "unsigned char", 1, "%u" }, { "u16", 2, "%u" }, { "s16", 2, "%d" },
+	{ "short", 2, "%d" }, { "unsigned short", 2, "%u" },
+	{ "u32", 4, "%u" }, { "s32", 4, "%d" }, { "int", 4, "%d" },
+	{ "unsigned int", 4, "%u" }, { "u64", 8, "%llu" }, { "s64", 8, "%lld" },
+};
+
+static const struct uev_scalar *uev_scalar(const char *type)
 {
-	const char *num = tok + strlen("char[");
-	char digits[UEV_ARRAY_DIGITS + 1];
-	size_t len = strlen(num);
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(uev_scalars); i++) {
+		if (!strcmp(type, uev_scalars[i].type))
+			return &uev_scalars[i];
+	}
+	return NULL;
+}
+
+/*
+ * The N of "char[N]" or "unsigned char[N]": what follows '[' is at most
+ * UEV_ARRAY_TAIL bytes, N ends at ']' and is read by kstrtouint() base 0
+ * (decimal, 0x hex or 0 octal); text after ']' is ignored.
+ */
+static int uev_array_size(const char *type, u32 *size)
+{
+	const char *num = strchr(type, '[') + 1;
+	size_t tail = strnlen(num, UEV_ARRAY_TAIL + 1);
+	const char *end = memchr(num, ']', tail);
+	char digits[UEV_ARRAY_TAIL + 1];
 	unsigned int n;
 
-	if (!str_has_prefix(tok, "char[") || len < 2 || num[len - 1] != ']')
+	if (!tail || tail > UEV_ARRAY_TAIL || !end)
 		return -EINVAL;
-	len--;
-	if (len > UEV_ARRAY_DIGITS)
-		return -EINVAL;
-	memcpy(digits, num, len);
-	digits[len] = '\0';
-	if (kstrtouint(digits, str_has_prefix(digits, "0x") ? 16 : 10, &n))
-		return -EINVAL;
-	if (!n || n > UEV_ARRAY_MAX)
+	memcpy(digits, num, end - num);
+	digits[end - num] = '\0';
+	if (kstrtouint(digits, 0, &n) || !n || n > UEV_ARRAY_MAX)
 		return -EINVAL;
 	*size = n;
 	return 0;
 }
 
-/* Fill @f from a simple (non-struct, non-loc) type word. */
-static int uev_parse_simple(const char *tok, bool is_unsigned,
-			    struct uev_tmp_field *f)
+/* Kind and size of a type written without an explicit size. */
+static int uev_type_size(const char *type, struct uev_tmp_field *f)
+{
+	const struct uev_scalar *s = uev_scalar(type);
+
+	if (s) {
+		f->kind = UEV_FIELD_SCALAR;
+		f->size = s->size;
+		return 0;
+	}
+	if (str_has_prefix(type, "char[") ||
+	    str_has_prefix(type, "unsigned char[")) {
+		f->kind = UEV_FIELD_ARRAY;
+		return uev_array_size(type, &f->size);
+	}
+	f->kind = UEV_FIELD_SCALAR;
+	f->size = sizeof(u32);
+	/*
+	 * The filter reads a whole cpumask from a __data_loc cpumask_t field
+	 * whatever its length says: refused, not an over-read.
+	 */
+	if (str_has_prefix(type, "__data_loc ") && !strstr(type, "cpumask_t"))
+		f->kind = UEV_FIELD_DATA_LOC;
+	else if (str_has_prefix(type, "__rel_loc "))
+		f->kind = UEV_FIELD_REL_LOC;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* Length of the multi-word type prefix @s starts with, or 0. */
+static size_t uev_long_type(const char *s)
 {
 	int i;
 
-	if (str_has_prefix(tok, "char[")) {
-		if (uev_parse_array(tok, &f->size))
-			return -EINVAL;
-		f->kind = UEV_FIELD_ARRAY;
-		snprintf(f->type, sizeof(f->type), "%schar[%u]",
-			 is_unsigned ? "unsigned " : "", f->size);
-		return 0;
+	for (i = 0; i < ARRAY_SIZE(uev_long_types); i++) {
+		if (str_has_prefix(s, uev_long_types[i]))
+			return strlen(uev_long_types[i]);
 	}
-	for (i = 0; i < ARRAY_SIZE(uev_scalars); i++) {
-		if (strcmp(tok, uev_scalars[i].name))
-			continue;
-		/* "unsigned" only qualifies char, short and int */
-		if (is_unsigned && strcmp(tok, "char") &&
-		    strcmp(tok, "short") && strcmp(tok, "int"))
-			return -EINVAL;
-		f->kind = UEV_FIELD_SCALAR;
-		f->size = uev_scalars[i].size;
-		f->is_signed = uev_scalars[i].is_signed && !is_unsigned;
-		snprintf(f->type, sizeof(f->type), "%s%s",
-			 is_unsigned ? "unsigned " : "", tok);
-		return 0;
-	}
-	return -EINVAL;
-}
-
-/* __data_loc / __rel_loc [unsigned] char[] */
-static int uev_parse_loc(char **tok, int ntok, struct uev_tmp_field *f)
-{
-	bool is_unsigned = ntok > 1 && !strcmp(tok[1], "unsigned");
-	const char *arr = tok[is_unsigned ? 2 : 1];
-
-	if (ntok != (is_unsigned ? 4 : 3) || strcmp(arr, "char[]"))
-		return -EINVAL;
-	f->kind = tok[0][2] == 'd' ? UEV_FIELD_DATA_LOC : UEV_FIELD_REL_LOC;
-	f->size = sizeof(u32);
-	f->is_string = !is_unsigned;
-	f->name = tok[ntok - 1];
-	snprintf(f->type, sizeof(f->type), "%s %schar[]", tok[0],
-		 is_unsigned ? "unsigned " : "");
 	return 0;
 }
 
-/* struct TAG name SIZE */
-static int uev_parse_struct(char **tok, int ntok, struct uev_tmp_field *f)
+/*
+ * One field, @s starting at a non-space: "type name", or "struct tag name
+ * size". Words are split at single spaces, so a doubled or trailing space
+ * makes an empty word, which counts.
+ */
+static int uev_parse_field(char *s, struct uev_tmp_field *f,
+			   const char *buf, struct uev_err *err)
 {
-	if (ntok != 4 || !uev_is_ident(tok[1], UEV_NAME_MAX) ||
-	    strlen(tok[1]) > sizeof(f->type) - sizeof("struct "))
-		return -EINVAL;
-	if (kstrtou16(tok[3], 10, &f->size) || !f->size ||
-	    f->size > UEV_MAX_PAYLOAD)
-		return -EINVAL;
-	f->kind = UEV_FIELD_STRUCT;
-	f->name = tok[2];
-	snprintf(f->type, sizeof(f->type), "struct %s", tok[1]);
-	return 0;
-}
-
-/* Parse one field description, already split into words. */
-static int uev_parse_field(char **tok, int ntok, struct uev_tmp_field *f)
-{
-	bool is_unsigned;
-	int ret;
-
-	if (!strcmp(tok[0], "struct")) {
-		ret = uev_parse_struct(tok, ntok, f);
-	} else if (!strcmp(tok[0], "__data_loc") ||
-		   !strcmp(tok[0], "__rel_loc")) {
-		ret = uev_parse_loc(tok, ntok, f);
-	} else {
-		is_unsigned = !strcmp(tok[0], "unsigned");
-		if (ntok != (is_unsigned ? 3 : 2))
-			return -EINVAL;
-		f->name = tok[ntok - 1];
-		ret = uev_parse_simple(tok[ntok - 2], is_unsigned, f);
-	}
-	if (ret)
-		return ret;
-	return uev_is_ident(f->name, UEV_NAME_MAX) ? 0 : -EINVAL;
-}
-
-/* Split @s in place into at most @max whitespace separated words. */
-static int uev_split_words(char *s, char **tok, int max)
-{
+	bool is_struct = str_has_prefix(s, "struct ");
+	int nwords = is_struct ? 2 : 1;
+	char *word[2], *sp, *start = s;
 	int n = 0;
 
-	for (;;) {
-		s = skip_spaces(s);
-		if (!*s)
-			return n;
-		if (n == max)
-			return -EINVAL;
-		tok[n++] = s;
-		while (*s && !isspace(*s))
-			s++;
-		if (*s)
-			*s++ = '\0';
+	sp = strchr(s + uev_long_type(s), ' ');
+	if (!sp)
+		return uev_fail(err, UEV_ERR_BAD_FIELD, buf, start);
+	*sp = '\0';
+	f->type = s;
+	for (s = sp + 1; s; s = sp ? sp + 1 : NULL) {
+		if (n == nwords)
+			return uev_fail(err, UEV_ERR_BAD_FIELD, buf, s);
+		word[n++] = s;
+		sp = strchr(s, ' ');
+		if (sp)
+			*sp = '\0';
 	}
+	if (n != nwords)
+		return uev_fail(err, UEV_ERR_BAD_FIELD, buf, start);
+	f->name = word[0];
+	if (!is_struct) {
+		if (!uev_type_size(f->type, f))
+			return 0;
+		return uev_fail(err, f->kind == UEV_FIELD_ARRAY ?
+				UEV_ERR_BAD_ARRAY : UEV_ERR_BAD_TYPE, buf, start);
+	}
+	f->kind = UEV_FIELD_STRUCT;
+	if (kstrtou32(word[1], 10, &f->size) || !f->size ||
+	    f->size > UEV_FIELDS_SIZE_MAX)
+		return uev_fail(err, UEV_ERR_BAD_SIZE, buf, word[1]);
+	return 0;
 }
 
 /* Copy @src with its NUL to @dst; return the position of that NUL. */
@@ -458,8 +472,10 @@ static struct uev_format *uev_format_build(const char *name,
 		f->offset = off;
 		f->size = tmp[i].size;
 		f->kind = tmp[i].kind;
-		f->is_signed = tmp[i].is_signed;
-		f->is_string = tmp[i].is_string;
+		f->is_signed = f->type[0] != 'u';
+		/* Any dynamic field of a char type holds a C string. */
+		f->is_string = f->kind >= UEV_FIELD_DATA_LOC &&
+			       strstr(f->type, "char");
 		off += f->size;
 		if (f->kind >= UEV_FIELD_DATA_LOC)
 			fmt->nr_locs++;
@@ -468,133 +484,207 @@ static struct uev_format *uev_format_build(const char *name,
 	return fmt;
 }
 
-static int uev_parse_fields(char *args, struct uev_tmp_field *tmp)
+static int uev_parse_fields(char *args, struct uev_tmp_field *tmp, int max,
+			    const char *buf, struct uev_err *err)
 {
-	char *tok[5], *part;
-	int n = 0, ntok, i, ret;
+	u64 size = 0;
+	char *part;
+	int n = 0, i, ret;
 
 	while ((part = strsep(&args, ";")) != NULL) {
-		ntok = uev_split_words(part, tok, ARRAY_SIZE(tok));
-		if (ntok < 0)
-			return ntok;
-		if (!ntok)
+		part = skip_spaces(part);
+		if (!*part)
 			continue;	/* empty field: trailing or doubled ';' */
-		if (n == UEV_FIELDS_MAX)
+		if (WARN_ON_ONCE(n == max))
 			return -EINVAL;
 		memset(&tmp[n], 0, sizeof(tmp[n]));
-		ret = uev_parse_field(tok, ntok, &tmp[n]);
+		ret = uev_parse_field(part, &tmp[n], buf, err);
 		if (ret)
 			return ret;
-		for (i = 0; i < n; i++)
+		/* Filters, triggers and decoders would see only the first. */
+		for (i = 0; i < n; i++) {
 			if (!strcmp(tmp[i].name, tmp[n].name))
-				return -EINVAL;
-		n++;
+				return uev_fail(err, UEV_ERR_DUP_FIELD, buf,
+						tmp[n].name);
+		}
+		size += tmp[n++].size;
+		if (size > UEV_FIELDS_SIZE_MAX)
+			return uev_fail(err, UEV_ERR_TOO_BIG, buf, part);
 	}
 	return n;
 }
 
 /**
+ * uev_cmd_name_len() - length of the event name at the start of a command
+ * @cmd: "name[ fields]"
+ * @err: where to say what is wrong, or NULL
+ *
+ * Return: the length of the name, which runs to the first space, or
+ * -EINVAL when it is empty, holds a ':' (text flags, which upstream
+ * reserves and refuses) or a '/', or is "." or "..": names tracefs could
+ * not show.
+ */
+int uev_cmd_name_len(const char *cmd, struct uev_err *err)
+{
+	size_t len = strchrnul(cmd, ' ') - cmd;
+	const char *colon = memchr(cmd, ':', len);
+
+	if (colon)
+		return uev_fail(err, UEV_ERR_FLAGS, cmd, colon);
+	if (!len || memchr(cmd, '/', len) ||
+	    (cmd[0] == '.' && (len == 1 || (len == 2 && cmd[1] == '.'))))
+		return uev_fail(err, UEV_ERR_BAD_NAME, cmd, cmd);
+	return len;
+}
+EXPORT_SYMBOL_IF_KUNIT(uev_cmd_name_len);
+
+/**
  * uev_format_parse() - parse a user_events command into a format
  * @cmd: "name[ field[;field]...]", as given to DIAG_IOCSREG or after "u:"
- *
- * Accepts the upstream command grammar: any amount of white space between
- * words, empty fields (a trailing or doubled ';') ignored, no text flags.
+ * @err: where to say what is wrong and where, or NULL
  *
  * Return: a new format (kfree() it), or ERR_PTR(-EINVAL) for malformed
  * input and ERR_PTR(-ENOMEM).
  */
-struct uev_format *uev_format_parse(const char *cmd)
+struct uev_format *uev_format_parse(const char *cmd, struct uev_err *err)
 {
-	struct uev_tmp_field *tmp;
-	struct uev_format *fmt;
-	char *buf, *name, *args;
-	u32 size = 0;
-	int n, i;
+	struct uev_tmp_field *tmp __free(kfree) = NULL;
+	char *buf __free(kfree) = NULL;
+	int name_len, n, max;
 
 	if (strnlen(cmd, UEV_CMD_MAX + 1) > UEV_CMD_MAX)
-		return ERR_PTR(-EINVAL);
+		return ERR_PTR(uev_fail(err, UEV_ERR_TOO_LONG, cmd,
+					cmd + UEV_CMD_MAX));
+	name_len = uev_cmd_name_len(cmd, err);
+	if (name_len < 0)
+		return ERR_PTR(name_len);
 	buf = kstrdup(cmd, GFP_KERNEL);
-	tmp = kmalloc_array(UEV_FIELDS_MAX, sizeof(*tmp), GFP_KERNEL);
-	fmt = ERR_PTR(-ENOMEM);
+	/* every field needs a ';' before it, but the first */
+	max = 1;
+	for (n = name_len; cmd[n]; n++)
+		max += cmd[n] == ';';
+	tmp = kmalloc_array(max, sizeof(*tmp), GFP_KERNEL);
 	if (!buf || !tmp)
-		goto out;
+		return ERR_PTR(-ENOMEM);
 
-	fmt = ERR_PTR(-EINVAL);
-	name = buf;
-	args = strpbrk(buf, " \t\n");
-	if (args)
-		*args++ = '\0';
-	if (!uev_is_ident(name, UEV_NAME_MAX))
-		goto out;
-
-	n = args ? uev_parse_fields(args, tmp) : 0;
+	buf[name_len] = '\0';
+	n = cmd[name_len] ?
+	    uev_parse_fields(buf + name_len + 1, tmp, max, buf, err) : 0;
 	if (n < 0)
-		goto out;
-	for (i = 0; i < n; i++)
-		size += tmp[i].size;
-	if (size > UEV_MAX_PAYLOAD)
-		goto out;
+		return ERR_PTR(n);
+	return uev_format_build(buf, tmp, n);
+}
+EXPORT_SYMBOL_IF_KUNIT(uev_format_parse);
 
-	fmt = uev_format_build(name, tmp, n);
-out:
-	kfree(tmp);
-	kfree(buf);
-	return fmt;
+/*
+ * Field text as a registration of an existing event must spell it: "type
+ * name", " size" after a struct, and ';' when the words given for it end
+ * with one.
+ */
+static int uev_field_text(const struct uev_field *f, bool semi, char *buf,
+			  size_t len)
+{
+	if (f->kind == UEV_FIELD_STRUCT)
+		return snprintf(buf, len, "%s %s %u%s", f->type, f->name,
+				f->size, semi ? ";" : "");
+	return snprintf(buf, len, "%s %s%s", f->type, f->name,
+			semi ? ";" : "");
 }
 
 /**
- * uev_format_equal() - whether two formats describe the same event
- * @a: first format
- * @b: second format
+ * uev_format_match() - whether field words describe an event's fields
+ * @fmt: the event's format
+ * @argc: number of words
+ * @argv: the fields of a command, split at white space
  *
- * Name, field names, canonical types and sizes must all match, in order;
- * white space in the original commands does not matter.
+ * This is how a registration of an existing name is compared with it, as
+ * upstream does: the words up to and including one that holds a ';'
+ * (or up to the end) describe one field, and joined by single spaces
+ * they must read exactly as that field's type, name and (for a struct)
+ * size, with the ';'. No words match an event without fields.
  *
- * Return: true when they match.
+ * Return: true when every field is matched and no word is left over.
  */
-bool uev_format_equal(const struct uev_format *a, const struct uev_format *b)
+bool uev_format_match(const struct uev_format *fmt, int argc,
+		      const char **argv)
 {
-	int i;
+	char *want __free(kfree) = kmalloc(2 * UEV_MATCH_LEN, GFP_KERNEL);
+	char *got = want + UEV_MATCH_LEN;
+	int i = 0, f, pos;
+	bool semi;
 
-	if (strcmp(a->name, b->name) || a->nr_fields != b->nr_fields)
+	if (!argc)
+		return !fmt->nr_fields;
+	if (!want)
 		return false;
-	for (i = 0; i < a->nr_fields; i++) {
-		const struct uev_field *x = &a->fields[i], *y = &b->fields[i];
-
-		if (x->size != y->size || strcmp(x->type, y->type) ||
-		    strcmp(x->name, y->name))
+	for (f = 0; f < fmt->nr_fields; f++) {
+		if (i >= argc)
+			return false;
+		semi = false;
+		for (pos = 0; i < argc && !semi; i++) {
+			pos += scnprintf(got + pos, UEV_MATCH_LEN - pos, "%s%s",
+					 pos ? " " : "", argv[i]);
+			semi = strchr(argv[i], ';');
+		}
+		if (uev_field_text(&fmt->fields[f], semi, want, UEV_MATCH_LEN) >=
+		    UEV_MATCH_LEN || strcmp(want, got))
 			return false;
 	}
-	return true;
+	return i == argc;
 }
+EXPORT_SYMBOL_IF_KUNIT(uev_format_match);
+
+/**
+ * uev_split_fields() - split the fields of a command into words
+ * @args: the text after the name
+ * @buf: room for the words: 2 * strlen(@args) + 1 bytes
+ * @argv: room for pointers to the words
+ * @max: size of @argv
+ *
+ * Words end at white space and after every ';', so that "a;b" reads as
+ * "a; b".
+ *
+ * Return: the number of words, or -E2BIG when there are more than @max.
+ */
+int uev_split_fields(const char *args, char *buf, const char **argv, int max)
+{
+	int n = 0;
+
+	while (*(args = skip_spaces(args))) {
+		if (n == max)
+			return -E2BIG;
+		argv[n++] = buf;
+		while (*args && !isspace(*args)) {
+			*buf++ = *args;
+			if (*args++ == ';')
+				break;
+		}
+		*buf++ = '\0';
+	}
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(uev_split_fields);
 
 /**
  * uev_format_print() - print a format back as a command
  * @fmt: the format
- * @buf: destination, may be NULL when @len is 0
- * @len: size of @buf
+ * @m: where to print
  *
- * Produces the canonical "name type field; type field" form used by
- * dynamic_events, with the size after struct fields.
- *
- * Return: the length of the full text (as snprintf()).
+ * Prints "name type field; type field" as dynamic_events lists it, with
+ * the size after struct fields.
  */
-int uev_format_print(const struct uev_format *fmt, char *buf, int len)
+void uev_format_print(const struct uev_format *fmt, struct seq_file *m)
 {
-	int i, pos;
+	int i;
 
-	pos = snprintf(buf, len, "%s", fmt->name);
+	seq_puts(m, fmt->name);
 	for (i = 0; i < fmt->nr_fields; i++) {
 		const struct uev_field *f = &fmt->fields[i];
 
-		pos += snprintf(buf ? buf + min(pos, len) : NULL,
-				max(len - pos, 0), "%s%s %s", i ? "; " : " ",
-				f->type, f->name);
+		seq_printf(m, "%s%s %s", i ? "; " : " ", f->type, f->name);
 		if (f->kind == UEV_FIELD_STRUCT)
-			pos += snprintf(buf ? buf + min(pos, len) : NULL,
-					max(len - pos, 0), " %u", f->size);
+			seq_printf(m, " %u", f->size);
 	}
-	return pos;
 }
 
 /**
@@ -648,17 +738,32 @@ int uev_format_check_record(const struct uev_format *fmt, const void *rec,
  * atomic bitop works for every size and alignment the ABI allows (a 4-byte
  * value at 4 mod 8 is the upper or lower half of its long).
  */
+/**
+ * uev_long_bit() - where a bit of an enable value lies in its long
+ * @off: offset of the value within its naturally aligned long
+ * @size: size of the value, 4 or 8 bytes
+ * @bit: bit within the value
+ * @big_endian: byte order of the machine
+ * @long_size: sizeof(long) of the kernel
+ *
+ * Return: the bit number within the long, as the bitops count them.
+ */
+VISIBLE_IF_KUNIT u8 uev_long_bit(unsigned int off, u8 size, u8 bit,
+				 bool big_endian, unsigned int long_size)
+{
+	if (big_endian)
+		return (long_size - off - size) * BITS_PER_BYTE + bit;
+	return off * BITS_PER_BYTE + bit;
+}
+EXPORT_SYMBOL_IF_KUNIT(uev_long_bit);
+
 static void uev_locate_bit(u64 uaddr, u8 size, u8 bit, unsigned long *addr,
 			   u8 *lbit)
 {
 	unsigned int off = uaddr & (sizeof(long) - 1);
 
 	*addr = uaddr - off;
-#ifdef __BIG_ENDIAN
-	*lbit = (sizeof(long) - off - size) * BITS_PER_BYTE + bit;
-#else
-	*lbit = off * BITS_PER_BYTE + bit;
-#endif
+	*lbit = uev_long_bit(off, size, bit, UEV_BIG_ENDIAN, sizeof(long));
 }
 
 /*
@@ -712,19 +817,17 @@ static int uev_fault_in(struct mm_struct *mm, unsigned long addr)
 
 /*
  * Make current's enable word present and writable now, so that the update
- * made under the locks works. Usually it is: a lockless page table walk
- * says so.
+ * made under the locks works, and refuse a word the kernel could never
+ * write (a read-only, VM_IO or VM_PFNMAP mapping, memfd_secret memory):
+ * its bit would never move.
  */
-static int uev_prefault(u64 uaddr, u8 size)
+static int uev_prefault(unsigned long uaddr)
 {
 	struct page *page;
 
-	if (get_user_page_fast_only(uaddr, FOLL_WRITE, &page)) {
-		put_page(page);
-		return 0;
-	}
-	if (fault_in_safe_writeable(u64_to_user_ptr(uaddr), size))
+	if (pin_user_pages_fast(uaddr, 1, FOLL_WRITE, &page) != 1)
 		return -EFAULT;
+	unpin_user_page(page);
 	return 0;
 }
 
@@ -781,6 +884,8 @@ static void uev_word_add(struct user_event_mm *uemm, struct uev_enabler *en)
 	hash_add(uemm->words, &en->word_node, uev_word(en->addr));
 }
 
+static void uev_mm_release_work(struct work_struct *work);
+
 static struct user_event_mm *uev_mm_alloc(struct mm_struct *mm)
 {
 	struct user_event_mm *uemm = kzalloc(sizeof(*uemm), GFP_KERNEL_ACCOUNT);
@@ -789,8 +894,8 @@ static struct user_event_mm *uev_mm_alloc(struct mm_struct *mm)
 		return NULL;
 	uemm->mm = mm;
 	mmgrab(mm);
-	refcount_set(&uemm->tasks, 1);
 	refcount_set(&uemm->refs, 1);
+	INIT_WORK(&uemm->release, uev_mm_release_work);
 	mutex_init(&uemm->lock);
 	INIT_LIST_HEAD(&uemm->enablers);
 	return uemm;
@@ -804,33 +909,27 @@ static void uev_mm_put(struct user_event_mm *uemm)
 	kfree(uemm);
 }
 
-static void uev_mm_publish(struct user_event_mm *uemm)
-{
-	mutex_lock(&uev_mms_lock);
-	list_add(&uemm->link, &uev_mms);
-	mutex_unlock(&uev_mms_lock);
-}
-
-/* The user_event_mm of current's mm, created on first use. */
+/*
+ * The user_event_mm of current's address space, created on first use. It
+ * stays until the address space is torn down, which cannot happen while
+ * current uses it.
+ */
 static struct user_event_mm *uev_current_mm(void)
 {
-	struct user_event_mm *uemm = current->user_event_mm;
+	struct mm_struct *mm = current->mm;
+	struct user_event_mm *uemm = READ_ONCE(mm->user_event_mm), *old;
 
 	if (uemm)
 		return uemm;
-	mutex_lock(&uev_mms_lock);
-	list_for_each_entry(uemm, &uev_mms, link) {
-		if (uemm->mm == current->mm && refcount_inc_not_zero(&uemm->tasks))
-			goto found;
-	}
-	uemm = uev_mm_alloc(current->mm);
+	uemm = uev_mm_alloc(mm);
 	if (!uemm)
-		goto out;
-	list_add(&uemm->link, &uev_mms);
-found:
-	current->user_event_mm = uemm;
-out:
-	mutex_unlock(&uev_mms_lock);
+		return NULL;
+	/* Pairs with READ_ONCE() above: a racing thread may have won. */
+	old = cmpxchg(&mm->user_event_mm, NULL, uemm);
+	if (old) {
+		uev_mm_put(uemm);
+		return old;
+	}
 	return uemm;
 }
 
@@ -897,23 +996,48 @@ static void uev_mm_teardown(struct user_event_mm *uemm)
 	}
 }
 
+static void uev_mm_release_work(struct work_struct *work)
+{
+	struct user_event_mm *uemm = container_of(work, struct user_event_mm,
+						  release);
+
+	uev_mm_teardown(uemm);
+	uev_mm_put(uemm);
+}
+
 /**
- * user_event_mm_remove() - a task stops using its registrations
- * @t: the task, at exec or exit
+ * user_event_mm_release() - an address space with registrations is gone
+ * @mm: the address space, in __mmput()
  *
- * The last task of an address space tears its registrations down; the
- * memory they point to is going away, so no bit is cleared.
+ * The caller may hold any lock (a tracer's event_mutex, when a uprobe
+ * drops the last reference), so the registrations are removed by a work
+ * item. When this is the exit or exec of the task that used @mm, the task
+ * waits for it in user_event_mm_wait(), where it holds no lock: a program
+ * that saw the task exit never finds its registrations still in place.
  */
-void user_event_mm_remove(struct task_struct *t)
+void user_event_mm_release(struct mm_struct *mm)
+{
+	struct user_event_mm *uemm = mm->user_event_mm;
+
+	mm->user_event_mm = NULL;
+	if ((current->flags & PF_EXITING || current->in_execve) &&
+	    !current->user_event_mm) {
+		refcount_inc(&uemm->refs);
+		current->user_event_mm = uemm;
+	}
+	queue_work(system_unbound_wq, &uemm->release);
+}
+
+/**
+ * user_event_mm_wait() - wait until registrations a task dropped are gone
+ * @t: current, after exit_mm() or exec
+ */
+void user_event_mm_wait(struct task_struct *t)
 {
 	struct user_event_mm *uemm = t->user_event_mm;
 
 	t->user_event_mm = NULL;
-	if (!refcount_dec_and_mutex_lock(&uemm->tasks, &uev_mms_lock))
-		return;
-	list_del(&uemm->link);
-	mutex_unlock(&uev_mms_lock);
-	uev_mm_teardown(uemm);
+	flush_work(&uemm->release);
 	uev_mm_put(uemm);
 }
 
@@ -956,7 +1080,6 @@ static struct user_event_mm *uev_mm_dup(struct user_event_mm *old,
 				    old->nr_enablers - new->nr_enablers);
 	mutex_unlock(&new->lock);
 	mutex_unlock(&old->lock);
-	uev_mm_publish(new);
 	return new;
 }
 
@@ -977,60 +1100,67 @@ static void uev_mm_unshare(struct user_event_mm *new)
 	list_for_each_entry(en, &new->enablers, mm_link) {
 		if ((en->addr & PAGE_MASK) == done)
 			continue;
-		uev_prefault(en->addr, sizeof(long));
+		uev_prefault(en->addr);
 		done = en->addr & PAGE_MASK;
 	}
 	mutex_unlock(&new->lock);
 }
 
 /**
- * user_event_mm_fork() - give a new task the registrations of current
- * @t: the new task
- * @clone_flags: its clone flags
+ * user_event_mm_fork() - copy current's registrations to a new mm
+ * @t: the new task, with its own new mm
+ * @clone_flags: its clone flags (without CLONE_VM)
  *
- * Tasks sharing the mm (CLONE_VM) share its registrations; a new mm gets
- * a copy of them, updated independently from then on.
+ * The copy is updated independently from then on.
  */
 void user_event_mm_fork(struct task_struct *t, unsigned long clone_flags)
 {
-	struct user_event_mm *old = current->user_event_mm;
+	struct user_event_mm *new;
 
-	if (clone_flags & CLONE_VM) {
-		refcount_inc(&old->tasks);
-		t->user_event_mm = old;
+	new = uev_mm_dup(READ_ONCE(current->mm->user_event_mm), t->mm);
+	if (!new)
 		return;
+	t->mm->user_event_mm = new;
+	uev_mm_unshare(new);
+}
+
+/* The enabler of @uemm whose bit is @bit of the @size bytes at @uaddr. */
+static struct uev_enabler *uev_enabler_find(struct user_event_mm *uemm,
+					    u64 uaddr, u8 size, u8 bit)
+{
+	struct uev_enabler *en;
+	unsigned long addr;
+	u8 lbit;
+
+	lockdep_assert_held(&uemm->lock);
+	uev_locate_bit(uaddr, size, bit, &addr, &lbit);
+	hash_for_each_possible(uemm->words, en, word_node, uev_word(addr)) {
+		if (en->addr == addr && en->bit == lbit)
+			return en;
 	}
-	t->user_event_mm = uev_mm_dup(old, t->mm);
-	if (t->user_event_mm)
-		uev_mm_unshare(t->user_event_mm);
+	return NULL;
 }
 
 /*
- * A new, unlinked enabler for @reg in @uemm. Checked before the event is
- * looked up, so a refused registration has no side effect.
+ * A new, unlinked enabler for @reg in @uemm. Checked before anything is
+ * linked, so a refused registration has no side effect.
  */
 static struct uev_enabler *uev_enabler_new(struct user_event_mm *uemm,
 					   const struct user_reg *reg)
 {
 	struct uev_enabler *en;
-	unsigned long addr;
-	u8 bit;
 
-	lockdep_assert_held(&uemm->lock);
-	uev_locate_bit(reg->enable_addr, reg->enable_size, reg->enable_bit,
-		       &addr, &bit);
-	hash_for_each_possible(uemm->words, en, word_node, uev_word(addr)) {
-		if (en->addr == addr && en->bit == bit)
-			return ERR_PTR(-EADDRINUSE);
-	}
+	if (uev_enabler_find(uemm, reg->enable_addr, reg->enable_size,
+			     reg->enable_bit))
+		return ERR_PTR(-EADDRINUSE);
 	if (uemm->nr_enablers >= UEV_MM_ENABLERS_MAX)
 		return ERR_PTR(-ENOSPC);
 	en = kzalloc(sizeof(*en), GFP_KERNEL_ACCOUNT);
 	if (!en)
 		return ERR_PTR(-ENOMEM);
 	en->uemm = uemm;
-	en->addr = addr;
-	en->bit = bit;
+	uev_locate_bit(reg->enable_addr, reg->enable_size, reg->enable_bit,
+		       &en->addr, &en->bit);
 	en->uaddr = reg->enable_addr;
 	en->ubit = reg->enable_bit;
 	return en;
@@ -1143,53 +1273,53 @@ static struct trace_event_functions uev_event_funcs = {
 	.trace = uev_print_trace,
 };
 
+/* printf conversion of a field in print_fmt, as upstream shows it. */
 static const char *uev_field_conv(const struct uev_field *f)
 {
-	switch (f->kind) {
-	case UEV_FIELD_SCALAR:
-		if (f->size == 8)
-			return f->is_signed ? "%lld" : "%llu";
-		return f->is_signed ? "%d" : "%u";
-	case UEV_FIELD_STRUCT:
-		return NULL;
-	default:
-		return "%s";
-	}
+	const struct uev_scalar *s = uev_scalar(f->type);
+
+	if (s)
+		return s->conv;
+	return strstr(f->type, "char[") ? "%s" : "%llu";
 }
 
-/* print_fmt for tools decoding the format file (perf, trace-cmd). */
-static int uev_print_fmt(const struct uev_format *fmt, char *buf, int len)
+/*
+ * print_fmt for tools decoding the format file (perf, trace-cmd): every
+ * field as name=value, C strings of dynamic char fields through
+ * __get_str() and __get_rel_str().
+ */
+static char *uev_print_fmt(const struct uev_format *fmt)
 {
-	static const char * const getter[] = {
-		[UEV_FIELD_SCALAR] = "REC->%s", [UEV_FIELD_ARRAY] = "REC->%s",
-		[UEV_FIELD_DATA_LOC] = "__get_str(%s)",
-		[UEV_FIELD_REL_LOC] = "__get_rel_str(%s)",
-	};
-	const struct uev_field *f;
-	bool first = true;
-	int i, pos;
+	size_t len = 3;
+	struct seq_buf s;
+	char *buf;
+	int i;
 
-#define UEV_PRINT(...) (pos += snprintf(buf ? buf + pos : NULL, \
-					buf ? len - pos : 0, __VA_ARGS__))
-	pos = 0;
-	UEV_PRINT("\"");
+	for (i = 0; i < fmt->nr_fields; i++)
+		len += 2 * strlen(fmt->fields[i].name) + 24;
+	buf = kmalloc(len, GFP_KERNEL_ACCOUNT);
+	if (!buf)
+		return NULL;
+	seq_buf_init(&s, buf, len);
+	seq_buf_putc(&s, '"');
+	for (i = 0; i < fmt->nr_fields; i++)
+		seq_buf_printf(&s, "%s%s=%s", i ? " " : "",
+			       fmt->fields[i].name,
+			       uev_field_conv(&fmt->fields[i]));
+	seq_buf_putc(&s, '"');
 	for (i = 0; i < fmt->nr_fields; i++) {
-		f = &fmt->fields[i];
-		if (!uev_field_conv(f))
-			continue;
-		UEV_PRINT("%s%s=%s", first ? "" : " ", f->name, uev_field_conv(f));
-		first = false;
+		const struct uev_field *f = &fmt->fields[i];
+
+		if (!f->is_string)
+			seq_buf_printf(&s, ", REC->%s", f->name);
+		else if (f->kind == UEV_FIELD_DATA_LOC)
+			seq_buf_printf(&s, ", __get_str(%s)", f->name);
+		else
+			seq_buf_printf(&s, ", __get_rel_str(%s)", f->name);
 	}
-	UEV_PRINT("\"");
-	for (i = 0; i < fmt->nr_fields; i++) {
-		f = &fmt->fields[i];
-		if (!uev_field_conv(f))
-			continue;
-		UEV_PRINT(", ");
-		UEV_PRINT(getter[f->kind], f->name);
-	}
-#undef UEV_PRINT
-	return pos;
+	seq_buf_str(&s);
+	WARN_ON_ONCE(seq_buf_has_overflowed(&s));
+	return buf;
 }
 
 static void uev_event_free(struct user_event *ev)
@@ -1210,7 +1340,6 @@ static struct user_event *uev_event_alloc(struct uev_format *fmt, u16 flags)
 {
 	size_t name_len = strlen(fmt->name) + 1;
 	struct user_event *ev;
-	int len;
 
 	if (flags & USER_EVENT_REG_MULTI_FORMAT)
 		name_len += 1 + 16;	/* ".<hex id>" */
@@ -1224,14 +1353,12 @@ static struct user_event *uev_event_alloc(struct uev_format *fmt, u16 flags)
 	else
 		strscpy(ev->tp_name, fmt->name, name_len);
 
-	len = uev_print_fmt(fmt, NULL, 0) + 1;
-	ev->call.print_fmt = kmalloc(len, GFP_KERNEL_ACCOUNT);
+	ev->call.print_fmt = uev_print_fmt(fmt);
 	ev->class.fields_array = uev_fields_alloc(fmt);
 	if (!ev->call.print_fmt || !ev->class.fields_array) {
 		uev_event_free(ev);
 		return ERR_PTR(-ENOMEM);
 	}
-	uev_print_fmt(fmt, ev->call.print_fmt, len);
 
 	ev->reg_flags = flags;
 	mutex_init(&ev->lock);
@@ -1351,13 +1478,94 @@ static void uev_event_put(struct user_event *ev)
 	mutex_unlock(&event_mutex);
 }
 
-/*
- * The event described by @fmt (taken over), found or created, with a
- * reference held. Single-format names are unique: an unused event of the
- * same name and other fields gives way at once, a used one is EADDRINUSE.
- * Multi-format events are shared per (name, fields) pair.
+/**
+ * struct uev_cmd - a registration command, as matched and parsed
+ * @name:	the event name
+ * @argc:	number of words in @argv
+ * @argv:	the field words, to match an existing event
+ * @fmt:	the parsed format, or an ERR_PTR() saying why it is invalid
+ * @text:	the command as the user wrote it, for tracing/error_log
+ * @loc:	where it was written, for tracing/error_log
+ * @err:	why and where @fmt is invalid
+ *
+ * A command that names an existing event is compared with it as text
+ * before its fields are checked, as upstream does: the fields need to be
+ * valid only to create an event.
  */
-static struct user_event *uev_event_get_or_create(struct uev_format *fmt,
+struct uev_cmd {
+	char			*name;
+	int			argc;
+	const char		**argv;
+	struct uev_format	*fmt;
+	const char		*text;
+	const char		*loc;
+	struct uev_err		err;
+};
+
+#undef C
+#define C(a, b)		b
+static const char *uev_err_text[] = { UEV_ERRORS };
+#undef C
+
+/* Show why @c does not parse in tracing/error_log, caret and all. */
+static void uev_cmd_log_err(const struct uev_cmd *c)
+{
+	tracing_log_err(NULL, c->loc, c->text, uev_err_text, c->err.type,
+			c->err.pos);
+}
+
+static void uev_cmd_free(struct uev_cmd *c)
+{
+	if (!IS_ERR(c->fmt))
+		kfree(c->fmt);
+	kfree(c->argv);
+	kfree(c->name);
+}
+
+DEFINE_FREE(uev_cmd, struct uev_cmd *, if (_T) uev_cmd_free(_T))
+
+/*
+ * Split and parse @text, which @loc names and @c refers to until freed: 0,
+ * or -EINVAL for a name that cannot be used.
+ */
+static int uev_cmd_init(struct uev_cmd *c, const char *text, const char *loc)
+{
+	int name_len;
+	const char *args;
+	size_t len;
+
+	memset(c, 0, sizeof(*c));
+	c->text = text;
+	c->loc = loc;
+	c->fmt = uev_format_parse(text, &c->err);
+	if (PTR_ERR_OR_ZERO(c->fmt) == -ENOMEM)
+		return -ENOMEM;
+	name_len = uev_cmd_name_len(text, NULL);
+	if (name_len < 0 || strnlen(text, UEV_CMD_MAX + 1) > UEV_CMD_MAX) {
+		uev_cmd_log_err(c);
+		return -EINVAL;
+	}
+	args = text + name_len;
+	len = strlen(args);
+	/* the name, then the words: at most two bytes per byte of @args */
+	c->name = kmalloc(name_len + 1 + 2 * len + 1, GFP_KERNEL);
+	c->argv = kmalloc_array(len + 1, sizeof(*c->argv), GFP_KERNEL);
+	if (!c->name || !c->argv)
+		return -ENOMEM;
+	memcpy(c->name, text, name_len);
+	c->name[name_len] = '\0';
+	c->argc = uev_split_fields(args, c->name + name_len + 1, c->argv,
+				   len + 1);
+	return 0;
+}
+
+/*
+ * The event named by @c, found or created, with a reference held. A
+ * single-format name is unique: when its fields differ, an unused event
+ * of that name gives way at once, a used one is EADDRINUSE. Multi-format
+ * events are shared per (name, fields).
+ */
+static struct user_event *uev_event_get_or_create(struct uev_cmd *c,
 						  u16 flags)
 {
 	bool multi = flags & USER_EVENT_REG_MULTI_FORMAT;
@@ -1365,25 +1573,26 @@ static struct user_event *uev_event_get_or_create(struct uev_format *fmt,
 	int ret;
 
 	lockdep_assert_held(&event_mutex);
-	hash_for_each_possible(uev_table, ev, node, uev_hash(fmt->name)) {
-		if (strcmp(ev->fmt->name, fmt->name) || uev_is_multi(ev) != multi)
+	hash_for_each_possible(uev_table, ev, node, uev_hash(c->name)) {
+		if (strcmp(ev->fmt->name, c->name) || uev_is_multi(ev) != multi)
 			continue;
-		if (uev_format_equal(ev->fmt, fmt)) {
-			kfree(fmt);
-			ev->reg_flags |= flags & USER_EVENT_REG_PERSIST;
+		if (uev_format_match(ev->fmt, c->argc, c->argv)) {
 			uev_event_get_locked(ev);
 			return ev;
 		}
 		if (multi)
 			continue;
-		if (uev_is_persistent(ev) || uev_event_destroy(ev)) {
-			kfree(fmt);
+		if (uev_is_persistent(ev) || uev_event_destroy(ev))
 			return ERR_PTR(-EADDRINUSE);
-		}
 		break;
 	}
 
-	ev = uev_event_alloc(fmt, flags);
+	if (IS_ERR(c->fmt)) {
+		uev_cmd_log_err(c);
+		return ERR_CAST(c->fmt);
+	}
+	ev = uev_event_alloc(c->fmt, flags);
+	c->fmt = NULL;		/* taken over, or freed */
 	if (IS_ERR(ev))
 		return ev;
 	ret = uev_event_register(ev);
@@ -1406,6 +1615,8 @@ static int uev_delete_by_name(const char *name)
 	hash_for_each_possible_safe(uev_table, ev, tmp, node, uev_hash(name)) {
 		if (strcmp(ev->fmt->name, name))
 			continue;
+		if (uev_event_busy(ev))
+			return -EBUSY;
 		if (uev_is_persistent(ev) && !perfmon_capable())
 			return -EPERM;
 		ret = uev_event_destroy(ev);
@@ -1512,17 +1723,31 @@ static int uev_fill_record(struct trace_entry *entry, struct uev_write *w)
 	return ret;
 }
 
+/*
+ * A record larger than a consumer can hold is dropped for that consumer;
+ * the write fails with E2BIG only when no consumer took it.
+ */
+static void uev_too_big(struct uev_write *w)
+{
+	if (!w->err)
+		w->err = -E2BIG;
+}
+
 static void uev_ftrace_probe(void *data, struct uev_write *w)
 {
 	struct trace_event_file *file = data;
 	struct trace_event_buffer fbuf;
 	struct trace_entry *entry;
+	u32 size = sizeof(*entry) + w->len;
 
 	if (trace_trigger_soft_disabled(file))
 		return;
-	entry = trace_event_buffer_reserve(&fbuf, file, sizeof(*entry) + w->len);
-	if (!entry)
+	entry = trace_event_buffer_reserve(&fbuf, file, size);
+	if (!entry) {
+		if (size > ring_buffer_max_event_size(file->tr->array_buffer.buffer))
+			uev_too_big(w);
 		return;
+	}
 	if (unlikely(uev_fill_record(entry, w))) {
 		__trace_event_discard_commit(fbuf.buffer, fbuf.event);
 		return;
@@ -1548,6 +1773,11 @@ static void uev_perf_probe(void *data, struct uev_write *w)
 		return;
 	size = ALIGN(sizeof(*entry) + w->len + sizeof(u32), sizeof(u64)) -
 	       sizeof(u32);
+	/* perf_trace_buf_alloc() would WARN: any user could trigger it */
+	if (unlikely(size > PERF_MAX_TRACE_SIZE)) {
+		uev_too_big(w);
+		return;
+	}
 	entry = perf_trace_buf_alloc(size, NULL, &rctx);
 	if (!entry)
 		return;
@@ -1612,8 +1842,6 @@ static int uev_write_event(struct uev_file *uf, int idx, struct iov_iter *from)
 		return -EINVAL;
 	if (unlikely(!READ_ONCE(w.ev->status)))
 		return -EBADF;
-	if (unlikely(w.len > UEV_MAX_PAYLOAD))
-		return -E2BIG;
 	w.from = from;
 
 	for (attempt = 0;; attempt++) {
@@ -1625,7 +1853,8 @@ static int uev_write_event(struct uev_file *uf, int idx, struct iov_iter *from)
 		    fault_in_iov_iter_readable(from, w.len))
 			break;
 	}
-	return w.err;
+	/* Too big for some consumer, but recorded by another: done. */
+	return w.committed && w.err == -E2BIG ? 0 : w.err;
 }
 
 /* write(): [u32 index][payload] from one buffer, no kiocb or iovec. */
@@ -1717,8 +1946,6 @@ static int uev_check_reg(const struct user_reg *reg)
 		return -EINVAL;
 	if (!access_ok(u64_to_user_ptr(reg->enable_addr), reg->enable_size))
 		return -EFAULT;
-	if ((reg->flags & USER_EVENT_REG_PERSIST) && !perfmon_capable())
-		return -EPERM;
 	return 0;
 }
 
@@ -1737,24 +1964,33 @@ static int uev_copy_struct(void *dst, size_t ksize, size_t minsize,
 	return copy_struct_from_user(dst, ksize, src, size);
 }
 
-static struct uev_format *uev_parse_user(u64 uptr)
+/*
+ * The event of a registration, with a reference. Errors come in upstream's
+ * order: the command's name, then the capability, then the event.
+ */
+static struct user_event *uev_reg_event(const struct user_reg *reg)
 {
-	struct uev_format *fmt;
-	char *cmd;
+	char *text __free(kfree) = strndup_user(u64_to_user_ptr(reg->name_args),
+						UEV_CMD_MAX + 1);
+	struct uev_cmd cmd, *c __free(uev_cmd) = NULL;
+	int ret;
 
-	cmd = strndup_user(u64_to_user_ptr(uptr), UEV_CMD_MAX + 1);
-	if (IS_ERR(cmd))
-		return ERR_CAST(cmd);
-	fmt = uev_format_parse(cmd);
-	kfree(cmd);
-	return fmt;
+	if (IS_ERR(text))
+		return ERR_CAST(no_free_ptr(text));
+	c = &cmd;
+	ret = uev_cmd_init(c, text, "user_events_data");
+	if (ret)
+		return ERR_PTR(ret);
+	if ((reg->flags & USER_EVENT_REG_PERSIST) && !perfmon_capable())
+		return ERR_PTR(-EPERM);
+	guard(mutex)(&event_mutex);
+	return uev_event_get_or_create(c, reg->flags);
 }
 
 static long uev_ioctl_reg(struct uev_file *uf, struct user_reg __user *ureg)
 {
 	struct user_event_mm *uemm;
 	struct uev_enabler *en;
-	struct uev_format *fmt;
 	struct user_event *ev;
 	struct user_reg reg;
 	int ret, idx;
@@ -1767,46 +2003,41 @@ static long uev_ioctl_reg(struct uev_file *uf, struct user_reg __user *ureg)
 		return ret;
 	if (!current->mm)
 		return -EINVAL;
-	fmt = uev_parse_user(reg.name_args);
-	if (IS_ERR(fmt))
-		return PTR_ERR(fmt);
-	ret = uev_prefault(reg.enable_addr, reg.enable_size);
-	if (ret) {
-		kfree(fmt);
-		return ret;
-	}
 	uemm = uev_current_mm();
-	if (!uemm) {
-		kfree(fmt);
+	if (!uemm)
 		return -ENOMEM;
+	/* A used (address, bit) is refused before the command is read. */
+	scoped_guard(mutex, &uemm->lock) {
+		if (uev_enabler_find(uemm, reg.enable_addr, reg.enable_size,
+				     reg.enable_bit))
+			return -EADDRINUSE;
 	}
+	ev = uev_reg_event(&reg);
+	if (IS_ERR(ev))
+		return PTR_ERR(ev);
+	/* No lock held: fault the word in, refuse one nothing can write. */
+	ret = uev_prefault(reg.enable_addr);
+	if (ret)
+		goto put;
 
 	mutex_lock(&uemm->lock);
 	en = uev_enabler_new(uemm, &reg);
-	if (IS_ERR(en)) {
-		kfree(fmt);
-		ret = PTR_ERR(en);
-		goto unlock;
-	}
-	mutex_lock(&event_mutex);
-	ev = uev_event_get_or_create(fmt, reg.flags);
-	mutex_unlock(&event_mutex);
-	ret = PTR_ERR_OR_ZERO(ev);
+	ret = PTR_ERR_OR_ZERO(en);
 	if (ret)
-		goto free;
+		goto unlock;
 	idx = uev_file_slot(uf, ev);
 	if (idx < 0) {
 		ret = idx;
-		uev_event_put(ev);
-		goto free;
+		kfree(en);
+		goto unlock;
 	}
-	uev_enabler_link(en, ev);
+	uev_enabler_link(en, ev);	/* takes over the reference */
 	mutex_unlock(&uemm->lock);
 	return put_user((u32)idx, &ureg->write_index);
-free:
-	kfree(en);
 unlock:
 	mutex_unlock(&uemm->lock);
+put:
+	uev_event_put(ev);
 	return ret;
 }
 
@@ -1860,6 +2091,38 @@ static long uev_data_ioctl(struct file *file, unsigned int cmd,
 	return -ENOTTY;
 }
 
+#ifdef CONFIG_COMPAT
+/*
+ * 32-bit programs: struct user_reg and struct user_unreg have one layout
+ * for every ABI (explicit sizes, 64-bit addresses), but the command
+ * numbers encode the size of a pointer, 4 bytes here.
+ */
+#define UEV_COMPAT_IOCSREG	_IOWR(DIAG_IOC_MAGIC, 0, compat_uptr_t)
+#define UEV_COMPAT_IOCSDEL	_IOW(DIAG_IOC_MAGIC, 1, compat_uptr_t)
+#define UEV_COMPAT_IOCSUNREG	_IOW(DIAG_IOC_MAGIC, 2, compat_uptr_t)
+
+static long uev_data_compat_ioctl(struct file *file, unsigned int cmd,
+				  unsigned long uarg)
+{
+	switch (cmd) {
+	case UEV_COMPAT_IOCSREG:
+		cmd = DIAG_IOCSREG;
+		break;
+	case UEV_COMPAT_IOCSDEL:
+		cmd = DIAG_IOCSDEL;
+		break;
+	case UEV_COMPAT_IOCSUNREG:
+		cmd = DIAG_IOCSUNREG;
+		break;
+	default:
+		return -ENOTTY;
+	}
+	return uev_data_ioctl(file, cmd, (unsigned long)compat_ptr(uarg));
+}
+#else
+#define uev_data_compat_ioctl	NULL
+#endif
+
 static int uev_data_open(struct inode *inode, struct file *file)
 {
 	struct uev_file *uf;
@@ -1894,6 +2157,7 @@ static const struct file_operations uev_data_fops = {
 	.write		= uev_data_write,
 	.write_iter	= uev_data_write_iter,
 	.unlocked_ioctl	= uev_data_ioctl,
+	.compat_ioctl	= uev_data_compat_ioctl,
 	.release	= uev_data_release,
 	.llseek		= noop_llseek,
 };
@@ -1955,37 +2219,32 @@ static struct user_event *uev_from_dyn(struct dyn_event *dev)
 
 static int uev_dyn_create(const char *raw)
 {
-	struct uev_format *fmt;
+	struct uev_cmd cmd, *c __free(uev_cmd) = &cmd;
 	struct user_event *ev;
+	int ret;
 
 	if (!str_has_prefix(raw, USER_EVENTS_PREFIX))
 		return -ECANCELED;
 	if (!perfmon_capable())
 		return -EPERM;
-	fmt = uev_format_parse(raw + strlen(USER_EVENTS_PREFIX));
-	if (IS_ERR(fmt))
-		return PTR_ERR(fmt);
-	mutex_lock(&event_mutex);
-	ev = uev_event_get_or_create(fmt, USER_EVENT_REG_PERSIST);
-	if (!IS_ERR(ev))
-		uev_event_put_locked(ev);
-	mutex_unlock(&event_mutex);
-	return PTR_ERR_OR_ZERO(ev);
+	ret = uev_cmd_init(c, skip_spaces(raw + strlen(USER_EVENTS_PREFIX)),
+			   "dynamic_events");
+	if (ret)
+		return ret;
+	guard(mutex)(&event_mutex);
+	ev = uev_event_get_or_create(c, USER_EVENT_REG_PERSIST);
+	if (IS_ERR(ev))
+		return PTR_ERR(ev);
+	uev_event_put_locked(ev);
+	return 0;
 }
 
+/* Listed by its name: multi-format versions all show the same one. */
 static int uev_dyn_show(struct seq_file *m, struct dyn_event *dev)
 {
-	struct user_event *ev = uev_from_dyn(dev);
-	int len = uev_format_print(ev->fmt, NULL, 0) + 1;
-	char *buf = kmalloc(len, GFP_KERNEL);
-
-	if (!buf)
-		return -ENOMEM;
-	uev_format_print(ev->fmt, buf, len);
-	/* Multi-format versions are named by their tracepoint name. */
-	seq_printf(m, "%s%s%s\n", USER_EVENTS_PREFIX, ev->tp_name,
-		   buf + strlen(ev->fmt->name));
-	kfree(buf);
+	seq_puts(m, USER_EVENTS_PREFIX);
+	uev_format_print(uev_from_dyn(dev)->fmt, m);
+	seq_putc(m, '\n');
 	return 0;
 }
 
@@ -2003,43 +2262,21 @@ static int uev_dyn_free(struct dyn_event *dev)
 	return uev_event_destroy(ev);
 }
 
-/* Do the fields in @argv describe @ev's format? */
-static bool uev_dyn_match_args(struct user_event *ev, int argc,
-			       const char **argv)
-{
-	struct uev_format *fmt;
-	char *cmd, *p;
-	size_t len = strlen(ev->fmt->name) + 1;
-	bool match;
-	int i;
-
-	for (i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	cmd = kmalloc(len, GFP_KERNEL);
-	if (!cmd)
-		return false;
-	p = uev_strcpy_end(cmd, ev->fmt->name);
-	for (i = 0; i < argc; i++)
-		p += sprintf(p, " %s", argv[i]);
-	fmt = uev_format_parse(cmd);
-	kfree(cmd);
-	if (IS_ERR(fmt))
-		return false;
-	match = uev_format_equal(fmt, ev->fmt);
-	kfree(fmt);
-	return match;
-}
-
+/*
+ * "-:[SYSTEM/]NAME [fields]" and "!u:NAME [fields]". Without fields, every
+ * event of that name matches, as for every other dynamic event (upstream
+ * matches only events without fields there).
+ */
 static bool uev_dyn_match(const char *system, const char *event, int argc,
 			  const char **argv, struct dyn_event *dev)
 {
 	struct user_event *ev = uev_from_dyn(dev);
 
-	if (system && strcmp(system, ev->class.system))
+	if (system && strcmp(system, UEV_SYSTEM) &&
+	    strcmp(system, UEV_SYSTEM_MULTI))
 		return false;
-	if (strcmp(event, ev->tp_name) && strcmp(event, ev->fmt->name))
-		return false;
-	return !argc || uev_dyn_match_args(ev, argc, argv);
+	return !strcmp(event, ev->fmt->name) &&
+	       (!argc || uev_format_match(ev->fmt, argc, argv));
 }
 
 static struct dyn_event_operations uev_dyn_ops = {
@@ -2060,9 +2297,7 @@ static struct ctl_table uev_sysctls[] = {
 		.data		= &uev_max,
 		.maxlen		= sizeof(uev_max),
 		.mode		= 0644,
-		.proc_handler	= proc_dointvec_minmax,
-		.extra1		= SYSCTL_ONE,
-		.extra2		= SYSCTL_INT_MAX,
+		.proc_handler	= proc_douintvec,
 	},
 };
 

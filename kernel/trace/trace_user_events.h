@@ -6,50 +6,46 @@
 #ifndef _TRACE_USER_EVENTS_H
 #define _TRACE_USER_EVENTS_H
 
+#include <linux/limits.h>
 #include <linux/types.h>
 
 /* Longest command accepted, without the terminating NUL (as upstream). */
 #define UEV_CMD_MAX		511
-/* Longest event name; leaves room for the ".<hex id>" of multi-format. */
-#define UEV_NAME_MAX		128
-/* Largest char[N] / unsigned char[N] array. */
+/* Largest char[N] / unsigned char[N] array (as upstream). */
 #define UEV_ARRAY_MAX		1024
-/* Digits allowed inside the brackets of char[N] ("1024", "0x0400"). */
-#define UEV_ARRAY_DIGITS	6
-/* Most fields an event may declare. */
-#define UEV_FIELDS_MAX		64
-
+/* Bytes read after the '[' of char[N]: "1024]", "0x400]", "02000]". */
+#define UEV_ARRAY_TAIL		7
 /*
- * Largest payload (bytes after the write index) any consumer is guaranteed
- * to hold: a ring buffer sub-buffer of one page, less its header (16), the
- * event header (8), a time extend (8) and the common trace_entry (8).
- * Larger writes are refused with E2BIG before anything is recorded.
+ * Largest total size of the fixed fields. Upstream has none and wraps its
+ * 32-bit offsets; the trace core keeps field offsets in an int.
  */
-#define UEV_MAX_PAYLOAD		(PAGE_SIZE - 40)
+#define UEV_FIELDS_SIZE_MAX	(INT_MAX / 2)
+/* Room for the text of one field as uev_format_match() compares it. */
+#define UEV_MATCH_LEN		1024
 
 enum uev_field_kind {
 	UEV_FIELD_SCALAR,	/* u8..s64, char, short, int and unsigned forms */
 	UEV_FIELD_ARRAY,	/* char[N], unsigned char[N] */
 	UEV_FIELD_STRUCT,	/* struct X name SIZE */
-	UEV_FIELD_DATA_LOC,	/* __data_loc [unsigned] char[] */
-	UEV_FIELD_REL_LOC,	/* __rel_loc [unsigned] char[] */
+	UEV_FIELD_DATA_LOC,	/* __data_loc TYPE (any element type) */
+	UEV_FIELD_REL_LOC,	/* __rel_loc TYPE (any element type) */
 };
 
 /**
  * struct uev_field - one field of a user event
- * @type:	canonical type text, as shown in the format file
+ * @type:	type text as registered, as shown in the format file
  * @name:	field name
  * @offset:	offset of the field within the payload
  * @size:	size of the field in the payload
  * @kind:	&enum uev_field_kind
  * @is_signed:	the field is a signed integer
- * @is_string:	a dynamic char[] that must hold a NUL-terminated string
+ * @is_string:	a dynamic field of a char type: must hold a NUL-terminated string
  */
 struct uev_field {
 	const char	*type;
 	const char	*name;
-	u16		offset;
-	u16		size;
+	u32		offset;
+	u32		size;
 	u8		kind;
 	bool		is_signed;
 	bool		is_string;
@@ -74,9 +70,46 @@ struct uev_format {
 	struct uev_field fields[] __counted_by(nr_fields);
 };
 
-struct uev_format *uev_format_parse(const char *cmd);
-bool uev_format_equal(const struct uev_format *a, const struct uev_format *b);
-int uev_format_print(const struct uev_format *fmt, char *buf, int len);
+/* Parse errors, as tracing/error_log shows them (see uev_format_parse()). */
+#define UEV_ERRORS							\
+	C(BAD_NAME,	"Event name empty, '.', '..' or holding a '/'"),\
+	C(FLAGS,	"Text flags (name:flag) are not supported"),	\
+	C(TOO_LONG,	"Command longer than 511 bytes"),		\
+	C(BAD_FIELD,	"Field is not 'type name' with single spaces"),	\
+	C(BAD_TYPE,	"Unknown field type"),				\
+	C(BAD_ARRAY,	"Array size must be 1 to 1024"),		\
+	C(BAD_SIZE,	"Struct size must be 1 to 1073741823"),		\
+	C(DUP_FIELD,	"Duplicate field name"),			\
+	C(TOO_BIG,	"Fields larger than 1073741823 bytes"),
+
+#undef C
+#define C(a, b)		UEV_ERR_##a
+enum uev_err_type { UEV_ERRORS };
+#undef C
+
+/**
+ * struct uev_err - where a command failed to parse
+ * @type:	&enum uev_err_type
+ * @pos:	offset of the offending text in the command
+ */
+struct uev_err {
+	u8	type;
+	u16	pos;
+};
+
+struct seq_file;
+
+int uev_cmd_name_len(const char *cmd, struct uev_err *err);
+struct uev_format *uev_format_parse(const char *cmd, struct uev_err *err);
+bool uev_format_match(const struct uev_format *fmt, int argc,
+		      const char **argv);
+int uev_split_fields(const char *args, char *buf, const char **argv, int max);
+void uev_format_print(const struct uev_format *fmt, struct seq_file *m);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+u8 uev_long_bit(unsigned int off, u8 size, u8 bit, bool big_endian,
+		unsigned int long_size);
+#endif
 int uev_format_check_record(const struct uev_format *fmt, const void *rec,
 			    u32 len, u32 hdr);
 

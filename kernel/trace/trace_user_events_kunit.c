@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * KUnit tests of the user_events command parser and payload checks.
+ * KUnit tests of the user_events command parser, the text match used when
+ * an event is registered again, the record checks and the enable-bit
+ * locator. Every table row is one parameterised case.
  */
 #include <kunit/test.h>
 #include <linux/slab.h>
@@ -10,266 +12,394 @@
 
 #include "trace_user_events.h"
 
-static struct uev_format *parse_ok(struct kunit *test, const char *cmd)
-{
-	struct uev_format *fmt = uev_format_parse(cmd);
+/* ---- commands that parse: one field each ---------------------------- */
 
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(fmt), "rejected: \"%s\"", cmd);
-	return fmt;
+struct uev_type_case {
+	const char	*cmd;
+	const char	*type;
+	u32		size;
+	u8		kind;
+	bool		is_signed;
+	bool		is_string;
+};
+
+static const struct uev_type_case uev_type_cases[] = {
+	{ "e u8 a", "u8", 1, UEV_FIELD_SCALAR, false },
+	{ "e s8 a", "s8", 1, UEV_FIELD_SCALAR, true },
+	{ "e char a", "char", 1, UEV_FIELD_SCALAR, true },
+	{ "e unsigned char a", "unsigned char", 1, UEV_FIELD_SCALAR, false },
+	{ "e u16 a", "u16", 2, UEV_FIELD_SCALAR, false },
+	{ "e s16 a", "s16", 2, UEV_FIELD_SCALAR, true },
+	{ "e short a", "short", 2, UEV_FIELD_SCALAR, true },
+	{ "e unsigned short a", "unsigned short", 2, UEV_FIELD_SCALAR, false },
+	{ "e u32 a", "u32", 4, UEV_FIELD_SCALAR, false },
+	{ "e s32 a", "s32", 4, UEV_FIELD_SCALAR, true },
+	{ "e int a", "int", 4, UEV_FIELD_SCALAR, true },
+	{ "e unsigned int a", "unsigned int", 4, UEV_FIELD_SCALAR, false },
+	{ "e u64 a", "u64", 8, UEV_FIELD_SCALAR, false },
+	{ "e s64 a", "s64", 8, UEV_FIELD_SCALAR, true },
+	{ "e char[20] a", "char[20]", 20, UEV_FIELD_ARRAY, true },
+	{ "e unsigned char[20] a", "unsigned char[20]", 20, UEV_FIELD_ARRAY },
+	/* the type is kept as written; N in any base kstrtouint() reads */
+	{ "e char[0x14] a", "char[0x14]", 20, UEV_FIELD_ARRAY, true },
+	{ "e char[024] a", "char[024]", 20, UEV_FIELD_ARRAY, true },
+	{ "e char[1024] a", "char[1024]", 1024, UEV_FIELD_ARRAY, true },
+	{ "e char[4]xy a", "char[4]xy", 4, UEV_FIELD_ARRAY, true },
+	{ "e struct my_s a 20", "struct my_s", 20, UEV_FIELD_STRUCT, true },
+	{ "e struct s a 100000", "struct s", 100000, UEV_FIELD_STRUCT, true },
+	/* dynamic fields of any element type; char ones are strings */
+	{ "e __data_loc char[] a", "__data_loc char[]", 4,
+	  UEV_FIELD_DATA_LOC, true, true },
+	{ "e __data_loc unsigned char[] a", "__data_loc unsigned char[]", 4,
+	  UEV_FIELD_DATA_LOC, true, true },
+	{ "e __rel_loc char[] a", "__rel_loc char[]", 4,
+	  UEV_FIELD_REL_LOC, true, true },
+	{ "e __rel_loc u8[] a", "__rel_loc u8[]", 4, UEV_FIELD_REL_LOC, true },
+	{ "e __rel_loc u32[] a", "__rel_loc u32[]", 4, UEV_FIELD_REL_LOC, true },
+	{ "e __data_loc u64[] a", "__data_loc u64[]", 4,
+	  UEV_FIELD_DATA_LOC, true },
+	{ "e __data_loc s32[] a", "__data_loc s32[]", 4,
+	  UEV_FIELD_DATA_LOC, true },
+	/* a trailing space gives an empty name, as upstream */
+	{ "e u32 ", "u32", 4, UEV_FIELD_SCALAR, false },
+};
+
+static void uev_type_desc(const struct uev_type_case *c, char *desc)
+{
+	strscpy(desc, c->cmd, KUNIT_PARAM_DESC_SIZE);
 }
 
-static void expect_einval(struct kunit *test, const char *cmd)
-{
-	struct uev_format *fmt = uev_format_parse(cmd);
+KUNIT_ARRAY_PARAM(uev_type, uev_type_cases, uev_type_desc);
 
-	KUNIT_EXPECT_EQ_MSG(test, PTR_ERR_OR_ZERO(fmt), -EINVAL,
-			    "accepted: \"%s\"", cmd);
+static void parse_one_field(struct kunit *test)
+{
+	const struct uev_type_case *c = test->param_value;
+	struct uev_format *fmt = uev_format_parse(c->cmd, NULL);
+
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(fmt), "refused: %ld", PTR_ERR(fmt));
+	KUNIT_EXPECT_STREQ(test, fmt->name, "e");
+	KUNIT_ASSERT_EQ(test, fmt->nr_fields, 1);
+	KUNIT_EXPECT_STREQ(test, fmt->fields[0].type, c->type);
+	KUNIT_EXPECT_EQ(test, fmt->fields[0].size, c->size);
+	KUNIT_EXPECT_EQ(test, fmt->fields[0].kind, c->kind);
+	KUNIT_EXPECT_EQ(test, fmt->fields[0].is_signed, c->is_signed);
+	KUNIT_EXPECT_EQ(test, fmt->fields[0].is_string, c->is_string);
+	KUNIT_EXPECT_EQ(test, fmt->size, c->size);
+	kfree(fmt);
+}
+
+/* ---- whole commands that parse ----------------------------------------- */
+
+struct uev_cmd_case {
+	const char	*cmd;
+	const char	*name;
+	int		nr_fields;
+	u32		size;
+};
+
+static const struct uev_cmd_case uev_cmd_cases[] = {
+	{ "simple", "simple", 0, 0 },
+	{ "e ", "e", 0, 0 },
+	{ "e u8 a; u64 b;__rel_loc char[] c;struct x d 3", "e", 4, 16 },
+	{ "e u32 a;;u32 b;", "e", 2, 8 },
+	{ "e u32 a;\tu32 b", "e", 2, 8 },
+	/* names run to the first space: EventHeader's, dots, dashes */
+	{ "MyProvider_L5K1Gmygroup u8 a", "MyProvider_L5K1Gmygroup", 1, 1 },
+	{ "1st-event.v2 u8 a", "1st-event.v2", 1, 1 },
+	{ "e\tx u8 a", "e\tx", 1, 1 },
+	/* the clients of the drop-in issue */
+	{ "otlp_metrics u32 protocol;char[8] version;__rel_loc u8[] buffer",
+	  "otlp_metrics", 3, 16 },
+	{ "dotnet u8 version; u16 event_id; __rel_loc u8[] extension; __rel_loc u8[] payload",
+	  "dotnet", 4, 11 },
+};
+
+static void uev_cmd_desc(const struct uev_cmd_case *c, char *desc)
+{
+	strscpy(desc, c->cmd, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(uev_cmd, uev_cmd_cases, uev_cmd_desc);
+
+static void parse_command(struct kunit *test)
+{
+	const struct uev_cmd_case *c = test->param_value;
+	struct uev_format *fmt = uev_format_parse(c->cmd, NULL);
+	u32 off = 0;
+	int i;
+
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(fmt), "refused: %ld", PTR_ERR(fmt));
+	KUNIT_EXPECT_STREQ(test, fmt->name, c->name);
+	KUNIT_EXPECT_EQ(test, fmt->nr_fields, c->nr_fields);
+	KUNIT_EXPECT_EQ(test, fmt->size, c->size);
+	/* packed: each field right after the one before */
+	for (i = 0; i < fmt->nr_fields; i++) {
+		KUNIT_EXPECT_EQ(test, fmt->fields[i].offset, off);
+		off += fmt->fields[i].size;
+	}
+	kfree(fmt);
+}
+
+/* ---- commands refused with EINVAL -------------------------------------- */
+
+static const char * const uev_bad_cases[] = {
+	"", " e u32 a", "e:flag u32 a", "e: u32 a", "a/b u32 a", ". u8 a",
+	".. u8 a", "e u32", "e u32 a b", "e long a", "e u31 a",
+	"e unsigned u32 a", "e unsigned a", "e char[aa] a", "e char[9999] a",
+	"e char[0] a", "e char[1025] a", "e char[00000001] a", "e char[] a",
+	"e char[4 a", "e struct x a", "e struct x a 0", "e struct x a -1",
+	"e struct x a 4294967296", "e char a 20", "e u32  a", "e u32 a ;u32 b",
+	"e u32\ta", "e __rel_loc char[]",
+	"e __data_loc cpumask_t[] a",
+	"e struct a x 1073741823; struct b y 1073741823", "e u32 a; u64 a",
+};
+
+static void uev_bad_desc(const char * const *c, char *desc)
+{
+	strscpy(desc, *c, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(uev_bad, uev_bad_cases, uev_bad_desc);
+
+static void parse_refused(struct kunit *test)
+{
+	const char * const *cmd = test->param_value;
+	struct uev_format *fmt = uev_format_parse(*cmd, NULL);
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(fmt), -EINVAL);
 	if (!IS_ERR(fmt))
 		kfree(fmt);
 }
 
-static void parse_name_only(struct kunit *test)
-{
-	struct uev_format *fmt = parse_ok(test, "simple");
+/* ---- what tracing/error_log says, and where the caret goes ------------ */
 
-	KUNIT_EXPECT_STREQ(test, fmt->name, "simple");
-	KUNIT_EXPECT_EQ(test, fmt->nr_fields, 0);
-	KUNIT_EXPECT_EQ(test, fmt->size, 0);
-	kfree(fmt);
-}
-
-static const struct {
-	const char *cmd;
-	const char *type;
-	u16 size;
-	bool is_signed;
-} scalar_cases[] = {
-	{ "e u8 a", "u8", 1, false },
-	{ "e s8 a", "s8", 1, true },
-	{ "e char a", "char", 1, true },
-	{ "e unsigned char a", "unsigned char", 1, false },
-	{ "e u16 a", "u16", 2, false },
-	{ "e s16 a", "s16", 2, true },
-	{ "e short a", "short", 2, true },
-	{ "e unsigned short a", "unsigned short", 2, false },
-	{ "e u32 a", "u32", 4, false },
-	{ "e s32 a", "s32", 4, true },
-	{ "e int a", "int", 4, true },
-	{ "e unsigned int a", "unsigned int", 4, false },
-	{ "e u64 a", "u64", 8, false },
-	{ "e s64 a", "s64", 8, true },
-	{ "e char[20] a", "char[20]", 20, false },
-	{ "e unsigned char[20] a", "unsigned char[20]", 20, false },
-	{ "e char[0x14] a", "char[20]", 20, false },
-	{ "e char[1024] a", "char[1024]", 1024, false },
-	{ "e __data_loc char[] a", "__data_loc char[]", 4, false },
-	{ "e __data_loc unsigned char[] a", "__data_loc unsigned char[]", 4, false },
-	{ "e __rel_loc char[] a", "__rel_loc char[]", 4, false },
-	{ "e __rel_loc unsigned char[] a", "__rel_loc unsigned char[]", 4, false },
-	{ "e struct my_s a 20", "struct my_s", 20, false },
+struct uev_where_case {
+	const char	*cmd;
+	u8		type;
+	u16		pos;
 };
 
-static void parse_every_type(struct kunit *test)
+static const struct uev_where_case uev_where_cases[] = {
+	{ "e:flag u32 a", UEV_ERR_FLAGS, 1 },
+	{ "a/b u32 a", UEV_ERR_BAD_NAME, 0 },
+	{ "e u31 a", UEV_ERR_BAD_TYPE, 2 },
+	{ "e u32 a; char[2000] b", UEV_ERR_BAD_ARRAY, 9 },
+	{ "e struct s a 0", UEV_ERR_BAD_SIZE, 13 },
+	{ "e u32 a; u64 a", UEV_ERR_DUP_FIELD, 13 },
+	{ "e u32  a", UEV_ERR_BAD_FIELD, 7 },
+	{ "e u32", UEV_ERR_BAD_FIELD, 2 },
+};
+
+static void uev_where_desc(const struct uev_where_case *c, char *desc)
 {
+	strscpy(desc, c->cmd, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(uev_where, uev_where_cases, uev_where_desc);
+
+static void parse_error_where(struct kunit *test)
+{
+	const struct uev_where_case *c = test->param_value;
+	struct uev_err err = { .type = 0xff };
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR(uev_format_parse(c->cmd, &err)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, err.type, c->type);
+	KUNIT_EXPECT_EQ(test, err.pos, c->pos);
+}
+
+/* Commands up to UEV_CMD_MAX bytes parse, longer ones do not. */
+static void parse_lengths(struct kunit *test)
+{
+	char *cmd = kunit_kzalloc(test, UEV_CMD_MAX + 2, GFP_KERNEL);
 	struct uev_format *fmt;
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(scalar_cases); i++) {
-		fmt = parse_ok(test, scalar_cases[i].cmd);
-		KUNIT_EXPECT_EQ(test, fmt->nr_fields, 1);
-		KUNIT_EXPECT_STREQ(test, fmt->fields[0].type, scalar_cases[i].type);
-		KUNIT_EXPECT_STREQ(test, fmt->fields[0].name, "a");
-		KUNIT_EXPECT_EQ(test, fmt->fields[0].size, scalar_cases[i].size);
-		KUNIT_EXPECT_EQ(test, fmt->fields[0].is_signed,
-				scalar_cases[i].is_signed);
-		KUNIT_EXPECT_EQ(test, fmt->size, scalar_cases[i].size);
-		kfree(fmt);
-	}
-}
-
-static void parse_layout(struct kunit *test)
-{
-	struct uev_format *fmt;
-
-	fmt = parse_ok(test, "e u8 a; u64 b;__rel_loc char[] c;struct x d 3");
-	KUNIT_ASSERT_EQ(test, fmt->nr_fields, 4);
-	KUNIT_EXPECT_EQ(test, fmt->fields[0].offset, 0);
-	KUNIT_EXPECT_EQ(test, fmt->fields[1].offset, 1);	/* packed */
-	KUNIT_EXPECT_EQ(test, fmt->fields[2].offset, 9);
-	KUNIT_EXPECT_EQ(test, fmt->fields[3].offset, 13);
-	KUNIT_EXPECT_EQ(test, fmt->size, 16);
-	KUNIT_EXPECT_EQ(test, fmt->nr_locs, 1);
-	KUNIT_EXPECT_TRUE(test, fmt->fields[2].is_string);
-	KUNIT_EXPECT_EQ(test, fmt->fields[2].kind, UEV_FIELD_REL_LOC);
-	kfree(fmt);
-}
-
-static void parse_rejects(struct kunit *test)
-{
-	static const char * const bad[] = {
-		"", " e u32 a", "e:flag u32 a", "e: u32 a", "1e u32 a",
-		"e-x u32 a", "e u32", "e u32 a b", "e long a", "e u31 a",
-		"e unsigned u32 a", "e unsigned a", "e char[aa] a",
-		"e char[9999] a", "e char[0] a", "e char[1025] a",
-		"e char[0x0000000000001] a", "e char[] a", "e char[4 a",
-		"e struct x a", "e struct x a 0", "e struct x a -1",
-		"e struct x a 70000", "e char a 20", "e u32 a; u32 a",
-		"e u32 1a", "e u32 a-b", "e __data_loc u32[] a",
-		"e __data_loc char a", "e __rel_loc char[]",
-		"e struct x-y a 4",
-	};
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(bad); i++)
-		expect_einval(test, bad[i]);
-}
-
-static void parse_limits(struct kunit *test)
-{
-	char *cmd = kunit_kzalloc(test, 1024, GFP_KERNEL);
-	int i, pos;
 
 	KUNIT_ASSERT_NOT_NULL(test, cmd);
-	/* Names: UEV_NAME_MAX characters pass, one more fails. */
-	memset(cmd, 'n', UEV_NAME_MAX);
-	kfree(parse_ok(test, cmd));
-	cmd[UEV_NAME_MAX] = 'n';
-	expect_einval(test, cmd);
-
-	/* Commands: UEV_CMD_MAX bytes pass, one more fails. */
-	memset(cmd, 0, 1024);
-	pos = sprintf(cmd, "e u8 a");
-	memset(cmd + pos, ';', UEV_CMD_MAX - pos);
-	kfree(parse_ok(test, cmd));
-	cmd[UEV_CMD_MAX] = ';';
-	expect_einval(test, cmd);
-
-	/* Fields: UEV_FIELDS_MAX pass, one more fails. */
-	pos = sprintf(cmd, "e");
-	for (i = 0; i < UEV_FIELDS_MAX; i++)
-		pos += sprintf(cmd + pos, "%su8 f%d", i ? ";" : " ", i);
-	kfree(parse_ok(test, cmd));
-	sprintf(cmd + pos, ";u8 z");
-	expect_einval(test, cmd);
-
-	/* Fixed payload larger than any consumer holds. */
-	sprintf(cmd, "e struct a x %lu; u8 y", UEV_MAX_PAYLOAD);
-	expect_einval(test, cmd);
+	memset(cmd, 'n', UEV_CMD_MAX);
+	fmt = uev_format_parse(cmd, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(fmt));
+	KUNIT_EXPECT_EQ(test, strlen(fmt->name), UEV_CMD_MAX);
+	kfree(fmt);
+	cmd[UEV_CMD_MAX] = 'n';
+	KUNIT_EXPECT_EQ(test, PTR_ERR(uev_format_parse(cmd, NULL)), -EINVAL);
 }
 
-static bool formats_match(struct kunit *test, const char *a, const char *b)
-{
-	struct uev_format *fa = parse_ok(test, a), *fb = parse_ok(test, b);
-	bool eq = uev_format_equal(fa, fb);
+/* ---- registering an existing name: the text must match ------------------- */
 
-	kfree(fa);
-	kfree(fb);
-	return eq;
+struct uev_match_case {
+	const char	*registered;
+	const char	*args;
+	bool		match;
+};
+
+static const struct uev_match_case uev_match_cases[] = {
+	{ "e u32 a; u32 b", "u32 a; u32 b", true },
+	{ "e u32 a; u32 b", "u32 a;u32 b", true },
+	{ "e u32 a; u32 b", "u32 a; u32 b;", true },
+	{ "e u32 a; u32 b", "  u32\ta ;u32 b", false },
+	{ "e u32 a; u32 b", "u32  a;  u32 b", true },
+	{ "e", "", true },
+	{ "e u32 a", "", false },
+	{ "e struct s a 20", "struct s a 20", true },
+	{ "e struct s a 20", "struct s a 21", false },
+	{ "e char[0x10] a", "char[16] a", false },
+	{ "e u32 a", "u32 b", false },
+	{ "e u32 a; u32 b", "u32 b; u32 a", false },
+	{ "e u32 a", "u32 a; u32 b", false },
+	{ "e int a", "s32 a", false },
+	{ "e __rel_loc u8[] a", "__rel_loc u8[] a", true },
+};
+
+static void uev_match_desc(const struct uev_match_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "\"%s\" vs \"%s\"",
+		 c->registered, c->args);
 }
 
-static void match_rules(struct kunit *test)
-{
-	KUNIT_EXPECT_TRUE(test, formats_match(test, "e u32 a; u32 b", "e u32 a;u32 b"));
-	KUNIT_EXPECT_TRUE(test, formats_match(test, "e u32 a; u32 b", "e u32 a; u32 b;"));
-	KUNIT_EXPECT_TRUE(test, formats_match(test, "e  u32   a ;  u32 b", "e u32 a; u32 b"));
-	KUNIT_EXPECT_TRUE(test, formats_match(test, "e char[0x10] a", "e char[16] a"));
-	KUNIT_EXPECT_TRUE(test, formats_match(test, "e", "e "));
-	KUNIT_EXPECT_TRUE(test, formats_match(test, "e struct s a 20", "e struct s a 20"));
-	KUNIT_EXPECT_FALSE(test, formats_match(test, "e u32 a", "e u32 b"));
-	KUNIT_EXPECT_FALSE(test, formats_match(test, "e u32 a; u32 b", "e u32 b; u32 a"));
-	KUNIT_EXPECT_FALSE(test, formats_match(test, "e u64 a", "e u32 a"));
-	KUNIT_EXPECT_FALSE(test, formats_match(test, "e struct s a 20", "e struct s a 21"));
-	KUNIT_EXPECT_FALSE(test, formats_match(test, "e struct s a 20", "e struct t a 20"));
-	KUNIT_EXPECT_FALSE(test, formats_match(test, "e u32 a", "e u32 a; u32 b"));
-	KUNIT_EXPECT_FALSE(test, formats_match(test, "e", "f"));
-	KUNIT_EXPECT_FALSE(test, formats_match(test, "e int a", "e s32 a"));
-}
+KUNIT_ARRAY_PARAM(uev_match, uev_match_cases, uev_match_desc);
 
-static void print_canonical(struct kunit *test)
+static void match_text(struct kunit *test)
 {
-	struct uev_format *fmt;
-	char buf[128];
-	int len;
+	const struct uev_match_case *c = test->param_value;
+	struct uev_format *fmt = uev_format_parse(c->registered, NULL);
+	size_t len = strlen(c->args);
+	char *buf = kunit_kzalloc(test, 2 * len + 1, GFP_KERNEL);
+	const char **argv = kunit_kcalloc(test, len + 1, sizeof(*argv),
+					  GFP_KERNEL);
+	int argc;
 
-	fmt = parse_ok(test, "e  u32 a;char[0x4] b;struct s c 3;__rel_loc char[] d;");
-	len = uev_format_print(fmt, buf, sizeof(buf));
-	KUNIT_EXPECT_STREQ(test, buf,
-			   "e u32 a; char[4] b; struct s c 3; __rel_loc char[] d");
-	KUNIT_EXPECT_EQ(test, len, (int)strlen(buf));
-	/* Truncation reports the full length like snprintf(). */
-	KUNIT_EXPECT_EQ(test, uev_format_print(fmt, buf, 8), len);
-	KUNIT_EXPECT_EQ(test, strlen(buf), 7);
-	KUNIT_EXPECT_EQ(test, uev_format_print(fmt, NULL, 0), len);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(fmt));
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_NOT_NULL(test, argv);
+	argc = uev_split_fields(c->args, buf, argv, len + 1);
+	KUNIT_ASSERT_GE(test, argc, 0);
+	KUNIT_EXPECT_EQ(test, uev_format_match(fmt, argc, argv), c->match);
 	kfree(fmt);
 }
+
+/* ---- record checks --------------------------------------------------------- */
 
 #define HDR 8
 
-/* Build a record: HDR bytes, a u32 loc word at payload offset 0, data. */
-static u32 record_with(u8 *rec, u32 loc, const char *data, u32 dlen)
+struct uev_record_case {
+	const char	*desc;
+	const char	*cmd;
+	u32		loc;
+	const char	*data;
+	u32		dlen;
+	int		ret;
+};
+
+static const struct uev_record_case uev_record_cases[] = {
+	/* __data_loc offsets count from the record start, header included */
+	{ "data_loc string", "e __data_loc char[] s", DYN_LOC(HDR + 4, 3),
+	  "hi", 3, 0 },
+	{ "data_loc past the end", "e __data_loc char[] s",
+	  DYN_LOC(HDR + 4, 4), "hi", 3, -EFAULT },
+	{ "data_loc without NUL", "e __data_loc char[] s",
+	  DYN_LOC(HDR + 4, 2), "hi", 3, -EFAULT },
+	{ "data_loc empty string", "e __data_loc char[] s",
+	  DYN_LOC(HDR + 4, 0), "", 1, -EFAULT },
+	{ "data_loc huge offset", "e __data_loc char[] s", DYN_LOC(0xffff, 1),
+	  "", 1, -EFAULT },
+	/* __rel_loc offsets count from the end of the loc word */
+	{ "rel_loc string", "e __rel_loc char[] s", DYN_LOC(0, 3), "hi", 3, 0 },
+	{ "rel_loc past the end", "e __rel_loc char[] s", DYN_LOC(1, 3), "hi",
+	  3, -EFAULT },
+	{ "rel_loc without NUL", "e __rel_loc char[] s", DYN_LOC(0, 3), "abc",
+	  3, -EFAULT },
+	/* unsigned char is a char type: a string, as upstream checks it */
+	{ "rel_loc unsigned char without NUL", "e __rel_loc unsigned char[] s",
+	  DYN_LOC(0, 3), "abc", 3, -EFAULT },
+	{ "data_loc unsigned char string", "e __data_loc unsigned char[] s",
+	  DYN_LOC(HDR + 4, 3), "ab", 3, 0 },
+	/* binary element types are bytes: any content, empty too */
+	{ "rel_loc u8 bytes", "e __rel_loc u8[] s", DYN_LOC(0, 3), "abc", 3, 0 },
+	{ "rel_loc u8 empty", "e __rel_loc u8[] s", DYN_LOC(0, 0), "", 0, 0 },
+	{ "rel_loc u32 past the end", "e __rel_loc u32[] s", DYN_LOC(0, 8),
+	  "abcd", 4, -EFAULT },
+	{ "data_loc u64 inside", "e __data_loc u64[] s", DYN_LOC(HDR + 4, 8),
+	  "abcdefgh", 8, 0 },
+};
+
+static void uev_record_desc(const struct uev_record_case *c, char *desc)
 {
-	memset(rec, 0xaa, HDR);
-	put_unaligned(loc, (u32 *)(rec + HDR));
-	memcpy(rec + HDR + 4, data, dlen);
-	return HDR + 4 + dlen;
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
 }
 
-static void check_data_loc(struct kunit *test)
-{
-	struct uev_format *fmt = parse_ok(test, "e __data_loc char[] s");
-	u8 rec[64];
-	u32 len;
+KUNIT_ARRAY_PARAM(uev_record, uev_record_cases, uev_record_desc);
 
-	/* data_loc offsets count from the record start (header included) */
-	len = record_with(rec, DYN_LOC(HDR + 4, 3), "hi", 3);
-	KUNIT_EXPECT_EQ(test, uev_format_check_record(fmt, rec, len, HDR), 0);
-	/* one byte past the end */
-	len = record_with(rec, DYN_LOC(HDR + 4, 4), "hi", 3);
-	KUNIT_EXPECT_EQ(test, uev_format_check_record(fmt, rec, len, HDR), -EFAULT);
-	/* not NUL-terminated */
-	len = record_with(rec, DYN_LOC(HDR + 4, 2), "hi", 3);
-	KUNIT_EXPECT_EQ(test, uev_format_check_record(fmt, rec, len, HDR), -EFAULT);
-	/* empty strings need their NUL too */
-	len = record_with(rec, DYN_LOC(HDR + 4, 0), "", 1);
-	KUNIT_EXPECT_EQ(test, uev_format_check_record(fmt, rec, len, HDR), -EFAULT);
-	/* huge offset */
-	len = record_with(rec, DYN_LOC(0xffff, 1), "", 1);
-	KUNIT_EXPECT_EQ(test, uev_format_check_record(fmt, rec, len, HDR), -EFAULT);
+/* A record: HDR bytes, a u32 loc word at payload offset 0, then data. */
+static void check_record(struct kunit *test)
+{
+	const struct uev_record_case *c = test->param_value;
+	struct uev_format *fmt = uev_format_parse(c->cmd, NULL);
+	u8 rec[64];
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(fmt));
+	memset(rec, 0xaa, sizeof(rec));
+	put_unaligned(c->loc, (u32 *)(rec + HDR));
+	memcpy(rec + HDR + 4, c->data, c->dlen);
+	KUNIT_EXPECT_EQ(test, uev_format_check_record(fmt, rec,
+						      HDR + 4 + c->dlen, HDR),
+			c->ret);
 	kfree(fmt);
 }
 
-static void check_rel_loc(struct kunit *test)
-{
-	struct uev_format *fmt = parse_ok(test, "e __rel_loc char[] s");
-	struct uev_format *raw = parse_ok(test, "e __rel_loc unsigned char[] s");
-	u8 rec[64];
-	u32 len;
+/* ---- where the enable bit lies in its long, both byte orders -------------- */
 
-	/* rel_loc offsets count from the end of the loc word */
-	len = record_with(rec, DYN_LOC(0, 3), "hi", 3);
-	KUNIT_EXPECT_EQ(test, uev_format_check_record(fmt, rec, len, HDR), 0);
-	len = record_with(rec, DYN_LOC(1, 3), "hi", 3);
-	KUNIT_EXPECT_EQ(test, uev_format_check_record(fmt, rec, len, HDR), -EFAULT);
-	len = record_with(rec, DYN_LOC(0, 3), "abc", 3);
-	KUNIT_EXPECT_EQ(test, uev_format_check_record(fmt, rec, len, HDR), -EFAULT);
-	/* unsigned char[] is bytes, not a string: no NUL required */
-	KUNIT_EXPECT_EQ(test, uev_format_check_record(raw, rec, len, HDR), 0);
-	len = record_with(rec, DYN_LOC(0, 0), "", 0);
-	KUNIT_EXPECT_EQ(test, uev_format_check_record(raw, rec, len, HDR), 0);
-	kfree(fmt);
-	kfree(raw);
+struct uev_bit_case {
+	unsigned int	off;
+	u8		size;
+	u8		bit;
+	bool		big_endian;
+	unsigned int	long_size;
+	u8		lbit;
+};
+
+static const struct uev_bit_case uev_bit_cases[] = {
+	{ 0, 4, 0, false, 8, 0 },
+	{ 0, 4, 31, false, 8, 31 },
+	{ 4, 4, 0, false, 8, 32 },
+	{ 4, 4, 31, false, 8, 63 },
+	{ 0, 8, 0, false, 8, 0 },
+	{ 0, 8, 63, false, 8, 63 },
+	{ 0, 4, 0, true, 8, 32 },
+	{ 0, 4, 31, true, 8, 63 },
+	{ 4, 4, 0, true, 8, 0 },
+	{ 4, 4, 31, true, 8, 31 },
+	{ 0, 8, 0, true, 8, 0 },
+	{ 0, 8, 63, true, 8, 63 },
+	{ 0, 4, 5, false, 4, 5 },
+	{ 0, 4, 5, true, 4, 5 },
+};
+
+static void uev_bit_desc(const struct uev_bit_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s long%u: %u-byte value at +%u, bit %u",
+		 c->big_endian ? "BE" : "LE", c->long_size * 8, c->size,
+		 c->off, c->bit);
+}
+
+KUNIT_ARRAY_PARAM(uev_bit, uev_bit_cases, uev_bit_desc);
+
+static void locate_bit(struct kunit *test)
+{
+	const struct uev_bit_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, uev_long_bit(c->off, c->size, c->bit,
+					   c->big_endian, c->long_size),
+			c->lbit);
 }
 
 static struct kunit_case uev_parser_cases[] = {
-	KUNIT_CASE(parse_name_only),
-	KUNIT_CASE(parse_every_type),
-	KUNIT_CASE(parse_layout),
-	KUNIT_CASE(parse_rejects),
-	KUNIT_CASE(parse_limits),
-	KUNIT_CASE(match_rules),
-	KUNIT_CASE(print_canonical),
-	KUNIT_CASE(check_data_loc),
-	KUNIT_CASE(check_rel_loc),
+	KUNIT_CASE_PARAM(parse_one_field, uev_type_gen_params),
+	KUNIT_CASE_PARAM(parse_command, uev_cmd_gen_params),
+	KUNIT_CASE_PARAM(parse_refused, uev_bad_gen_params),
+	KUNIT_CASE_PARAM(parse_error_where, uev_where_gen_params),
+	KUNIT_CASE(parse_lengths),
+	KUNIT_CASE_PARAM(match_text, uev_match_gen_params),
+	KUNIT_CASE_PARAM(check_record, uev_record_gen_params),
+	KUNIT_CASE_PARAM(locate_bit, uev_bit_gen_params),
 	{}
 };
 
@@ -282,3 +412,4 @@ kunit_test_suite(uev_parser_suite);
 
 MODULE_DESCRIPTION("KUnit tests for user_events");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

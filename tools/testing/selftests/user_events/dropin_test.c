@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * user_events as a drop-in for upstream 6.12: the registrations that
+ * deployed clients send (OpenTelemetry exporters, the .NET runtime,
+ * EventHeader providers), payload sizes per consumer, strings, names, the
+ * sysctl, and registrations that belong to the address space rather than
+ * to the thread that made them.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <pthread.h>
+#include <sys/wait.h>
+
+#include "../kselftest_harness.h"
+#include "ue_test_util.h"
+
+#define MAX_PATH	"/proc/sys/kernel/user_events_max"
+
+/* A mapped perf ring of one event, for counting samples and their sizes. */
+struct di_ring {
+	int fd;
+	void *map;
+	size_t size;
+	struct perf_event_mmap_page *meta;
+};
+
+static int di_ring_open(struct di_ring *r, const char *name)
+{
+	long page = getpagesize();
+	int id = ue_event_id(UE_SYS, name);
+
+	if (id < 0)
+		return id;
+	r->fd = ue_perf_open(id, false);
+	if (r->fd < 0)
+		return -errno;
+	r->size = page * 9;	/* one page of metadata, 8 of data */
+	r->map = mmap(NULL, r->size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      r->fd, 0);
+	if (r->map == MAP_FAILED) {
+		close(r->fd);
+		return -errno;
+	}
+	r->meta = r->map;
+	return 0;
+}
+
+static void di_ring_close(struct di_ring *r)
+{
+	munmap(r->map, r->size);
+	close(r->fd);
+}
+
+/* Size of the raw data of the first sample, 0 without one. */
+static __u32 di_ring_raw_size(struct di_ring *r)
+{
+	long page = getpagesize();
+	char *data = (char *)r->map + page;
+	__u64 head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
+	__u64 pos = 0;
+
+	while (pos < head) {
+		struct perf_event_header *h = (void *)(data + pos % (page * 8));
+
+		if (h->type == PERF_RECORD_SAMPLE)
+			return *(__u32 *)(h + 1);
+		pos += h->size;
+	}
+	return 0;
+}
+
+FIXTURE(di) {
+	struct ue_track t;
+	__u32 word;
+};
+
+FIXTURE_SETUP(di)
+{
+	if (!ue_available())
+		SKIP(return, "user_events not available (tracefs or root)");
+	ASSERT_EQ(0, ue_track_init(&self->t));
+	self->word = 0;
+}
+
+FIXTURE_TEARDOWN(di)
+{
+	ue_track_cleanup(&self->t);
+}
+
+/* Register @cmd, write @len bytes of @payload with ftrace on, find it. */
+static void di_client(struct __test_metadata *_metadata, struct ue_track *t,
+		      __u32 *word, const char *cmd, const char *name,
+		      const void *payload, size_t len)
+{
+	char *text;
+	__u32 idx;
+
+	ASSERT_EQ(0, ue_track_reg(t, cmd, word, 4, 0, &idx));
+	ASSERT_EQ(0, ue_track_enable(t, UE_SYS, name));
+	ASSERT_TRUE(ue_wait_bit(word, 4, 0, true));
+	ASSERT_EQ(0, ue_trace_clear());
+	ASSERT_EQ((ssize_t)(len + 4), ue_emit(t->fd, idx, payload, len));
+	text = ue_trace_read();
+	ASSERT_NE(NULL, text);
+	EXPECT_NE(NULL, strstr(text, name)) TH_LOG("trace: %s", text);
+	free(text);
+}
+
+/* OpenTelemetry's metrics exporter: binary protobuf in __rel_loc u8[]. */
+TEST_F(di, otlp_metrics)
+{
+	struct __attribute__((packed)) {
+		__u32 protocol;
+		char version[8];
+		__u32 buffer;
+		__u8 bytes[6];
+	} p = { 0, "v0.1.0", DYN_LOC(0, 6), { 0x0a, 0x00, 0xff, 0x12, 0, 7 } };
+
+	di_client(_metadata, &self->t, &self->word,
+		  "uet_di_otlp u32 protocol;char[8] version;__rel_loc u8[] buffer",
+		  "uet_di_otlp", &p, sizeof(p));
+	ue_track_del(&self->t, "uet_di_otlp");
+}
+
+/* The .NET runtime: two binary __rel_loc u8[] blobs without NULs. */
+TEST_F(di, dotnet_runtime)
+{
+	struct __attribute__((packed)) {
+		__u8 version;
+		__u16 event_id;
+		__u32 extension;
+		__u32 payload;
+		__u8 ext[3];
+		__u8 data[5];
+	} p = { 1, 42, DYN_LOC(4, 3), DYN_LOC(3, 5), { 1, 2, 3 },
+		{ 0xde, 0xad, 0xbe, 0xef, 0x01 } };
+
+	di_client(_metadata, &self->t, &self->word,
+		  "uet_di_dotnet u8 version; u16 event_id; __rel_loc u8[] extension; __rel_loc u8[] payload",
+		  "uet_di_dotnet", &p, sizeof(p));
+	ue_track_del(&self->t, "uet_di_dotnet");
+}
+
+/* EventHeader names reach 255 bytes: plain and multi-format. */
+TEST_F(di, eventheader_long_name)
+{
+	char name[256], cmd[300];
+	__u32 idx, idx2, word2 = 0;
+	int n;
+
+	n = snprintf(name, sizeof(name), "uet_di_LongProvider_L5K1Gg");
+	memset(name + n, 'x', 255 - n);
+	name[255] = '\0';
+	snprintf(cmd, sizeof(cmd), "%s __rel_loc u8[] eventheader_fields", name);
+	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, &self->word, 4, 0, &idx));
+	EXPECT_TRUE(ue_event_exists(UE_SYS, name));
+	ASSERT_EQ(0, ue_track_reg_fd(&self->t, self->t.fd, cmd, &word2, 4, 0,
+				     USER_EVENT_REG_MULTI_FORMAT, &idx2));
+	EXPECT_NE(idx, idx2);
+	ue_track_del(&self->t, name);
+}
+
+/* A payload of 5,000 bytes reaches a perf-only consumer (perf holds 8 KiB). */
+TEST_F(di, perf_takes_large_payload)
+{
+	size_t len = 5000;
+	char *p = malloc(len);
+	struct di_ring r;
+	__u32 idx;
+
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_di_big __rel_loc u8[] blob",
+				  &self->word, 4, 0, &idx));
+	ue_track_del(&self->t, "uet_di_big");
+	ASSERT_EQ(0, di_ring_open(&r, "uet_di_big"));
+	ASSERT_EQ(0, ioctl(r.fd, PERF_EVENT_IOC_ENABLE, 0));
+	ASSERT_TRUE(ue_wait_bit(&self->word, 4, 0, true));
+	memset(p, 0x5a, len);
+	*(__u32 *)p = DYN_LOC(0, len - 4);
+	EXPECT_EQ((ssize_t)(len + 4), ue_emit(self->t.fd, idx, p, len));
+	/* raw: trace_entry (8) + payload, padded for perf's u64 alignment */
+	EXPECT_GE(di_ring_raw_size(&r), len + 8);
+	di_ring_close(&r);
+	free(p);
+}
+
+/*
+ * A record no attached consumer can hold is refused with E2BIG (upstream
+ * drops it silently, and perf above 8 KiB WARNs); one that perf can hold
+ * is written whether or not ftrace can hold it.
+ */
+TEST_F(di, sizes_per_consumer)
+{
+	size_t big = 2 * getpagesize(), mid = 8000;
+	char *p = calloc(1, big > mid ? big : mid);
+	struct di_ring r;
+	__u32 idx;
+
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_di_sz __rel_loc u8[] blob",
+				  &self->word, 4, 0, &idx));
+	ue_track_del(&self->t, "uet_di_sz");
+	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_di_sz"));
+	ASSERT_TRUE(ue_wait_bit(&self->word, 4, 0, true));
+	*(__u32 *)p = DYN_LOC(0, 0);
+	/* ftrace only: a record beyond a ring-buffer page */
+	EXPECT_EQ(-E2BIG, ue_emit(self->t.fd, idx, p, big));
+	EXPECT_EQ(8, ue_emit(self->t.fd, idx, p, 4));
+	/* ftrace and perf: perf holds 8 KiB, more than a 4 KiB page */
+	ASSERT_EQ(0, di_ring_open(&r, "uet_di_sz"));
+	ASSERT_EQ(0, ioctl(r.fd, PERF_EVENT_IOC_ENABLE, 0));
+	EXPECT_EQ((ssize_t)mid + 4, ue_emit(self->t.fd, idx, p, mid));
+	EXPECT_EQ(-E2BIG, ue_emit(self->t.fd, idx, p, big));
+	di_ring_close(&r);
+	free(p);
+}
+
+/* "unsigned char" is a char type: its dynamic strings need their NUL. */
+TEST_F(di, unsigned_char_string_needs_nul)
+{
+	struct __attribute__((packed)) {
+		__u32 loc;
+		char s[4];
+	} p = { DYN_LOC(0, 4), "abcd" };
+	__u32 idx;
+
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_di_uc __rel_loc unsigned char[] s",
+				  &self->word, 4, 0, &idx));
+	ue_track_del(&self->t, "uet_di_uc");
+	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_di_uc"));
+	ASSERT_TRUE(ue_wait_bit(&self->word, 4, 0, true));
+	EXPECT_EQ(-EFAULT, ue_emit(self->t.fd, idx, &p, sizeof(p)));
+	p.s[3] = '\0';
+	EXPECT_EQ((ssize_t)sizeof(p) + 4, ue_emit(self->t.fd, idx, &p, sizeof(p)));
+}
+
+/* Names: upstream's rules, and the names tracefs could not show. */
+TEST_F(di, names)
+{
+	static const char * const ok[] = {
+		"uet_di-dash.dot", "1uet_di_digit", "uet_di_%$*?",
+	};
+	static const char * const bad[] = {
+		"uet_di:flag", "uet_di/slash", ".", "..", "",
+	};
+	__u32 idx;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(ok); i++) {
+		EXPECT_EQ(0, ue_reg(self->t.fd, ok[i], &self->word, 4, i, 0, &idx))
+			TH_LOG("%s", ok[i]);
+		EXPECT_EQ(0, ue_unreg(self->t.fd, &self->word, i));
+	}
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, bad[i], &self->word, 4,
+					  0, 0, &idx)) TH_LOG("'%s'", bad[i]);
+}
+
+/* An address nothing can write is refused, and leaves no write index. */
+TEST_F(di, unwritable_enable_addr)
+{
+	void *ro = ue_map_page(PROT_READ);
+	__u32 idx = 7;
+
+	ASSERT_NE(MAP_FAILED, ro);
+	EXPECT_EQ(-EFAULT, ue_reg(self->t.fd, "uet_di_ro u32 a", ro, 4, 0, 0,
+				  &idx));
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_di_rw u32 a", &self->word, 4,
+				  0, &idx));
+	EXPECT_EQ(0, idx);
+	munmap(ro, getpagesize());
+}
+
+/* kernel.user_events_max=0 freezes the creation of new events. */
+TEST_F(di, max_zero)
+{
+	char *old = ue_read_all(MAX_PATH);
+	__u32 idx;
+
+	ASSERT_NE(NULL, old);
+	ASSERT_EQ(0, ue_write_str(MAX_PATH, "0", O_TRUNC));
+	EXPECT_EQ(-EMFILE, ue_reg(self->t.fd, "uet_di_max u32 a", &self->word,
+				  4, 0, 0, &idx));
+	EXPECT_EQ(-EINVAL, ue_write_str(MAX_PATH, "-1", O_TRUNC));
+	EXPECT_EQ(0, ue_write_str(MAX_PATH, old, O_TRUNC));
+	EXPECT_EQ(0, ue_track_reg(&self->t, "uet_di_max u32 a", &self->word,
+				  4, 0, &idx));
+	free(old);
+}
+
+/*
+ * A malformed command says what and where in tracing/error_log, with the
+ * caret under the bad text: through dynamic_events and DIAG_IOCSREG.
+ */
+TEST_F(di, error_log)
+{
+	static const struct {
+		const char *cmd, *msg, *caret;
+	} cases[] = {
+		{ "uet_di_el u31 a", "Unknown field type", "u31 a" },
+		{ "uet_di_el char[2000] a", "Array size", "char[2000] a" },
+		{ "uet_di_el:x u32 a", "Text flags", ":x u32 a" },
+		{ "uet_di/el u32 a", "Event name", "uet_di/el u32 a" },
+		{ "uet_di_el u32 a; u32 a", "Duplicate field name", "a" },
+	};
+	char dyn[128], line[160], *log, *at, *eol;
+	__u32 idx;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		ASSERT_EQ(0, ue_write_str(ue_tpath(line, sizeof(line),
+						   "error_log"), "", O_TRUNC));
+		snprintf(dyn, sizeof(dyn), "u:%s", cases[i].cmd);
+		EXPECT_EQ(-EINVAL, ue_dyn_cmd(dyn));
+		EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, cases[i].cmd, &self->word,
+					  4, 0, 0, &idx));
+		log = ue_read_all(ue_tpath(line, sizeof(line), "error_log"));
+		ASSERT_NE(NULL, log);
+		/* two entries; in each, the caret sits under the bad text */
+		at = strstr(log, cases[i].msg);
+		EXPECT_NE(NULL, at) TH_LOG("%s: %s", cases[i].cmd, log);
+		at = at ? strstr(at, "Command: ") : NULL;
+		if (at) {
+			const char *cmd = at + strlen("Command: ");
+			const char *caret;
+
+			eol = strchr(cmd, '\n');
+			caret = eol ? strchr(eol, '^') : NULL;
+			ASSERT_NE(NULL, caret);
+			/* the caret line is indented like "  Command: " */
+			EXPECT_EQ(0, strncmp(cmd + (caret - (eol + 1)) -
+					     strlen("  Command: "),
+					     cases[i].caret, strlen(cases[i].caret)))
+				TH_LOG("%s", log);
+		}
+		free(log);
+	}
+}
+
+/* ---- registrations belong to the address space -------------------------- */
+
+struct di_thread_arg {
+	int fd;
+	__u32 *word;
+	int ret;
+};
+
+static void *di_register_and_exit(void *p)
+{
+	struct di_thread_arg *a = p;
+
+	a->ret = ue_reg(a->fd, "uet_di_mm u32 a", a->word, 4, 0, 0, NULL);
+	return NULL;
+}
+
+/* The thread that registered exits: the process's bit still follows. */
+TEST_F(di, mm_owned_thread_exit)
+{
+	struct di_thread_arg a = { self->t.fd, &self->word, -1 };
+	pthread_t th;
+
+	ASSERT_EQ(0, pthread_create(&th, NULL, di_register_and_exit, &a));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	ASSERT_EQ(0, a.ret);
+	ue_track_del(&self->t, "uet_di_mm");
+	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_di_mm"));
+	EXPECT_TRUE(ue_wait_bit(&self->word, 4, 0, true));
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_di_mm", false));
+	EXPECT_TRUE(ue_wait_bit(&self->word, 4, 0, false));
+	EXPECT_EQ(0, ue_unreg(self->t.fd, &self->word, 0));
+}
+
+/* A thread that never registered forks: the child has the registration. */
+TEST_F(di, mm_owned_fork_from_other_thread)
+{
+	struct di_thread_arg a = { self->t.fd, &self->word, -1 };
+	int pipefd[2], status;
+	pthread_t th;
+	pid_t pid;
+	char c;
+
+	ASSERT_EQ(0, pthread_create(&th, NULL, di_register_and_exit, &a));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	ASSERT_EQ(0, a.ret);
+	ue_track_del(&self->t, "uet_di_mm");
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		/* wait for the parent's enable, then for the bit */
+		close(pipefd[1]);
+		if (read(pipefd[0], &c, 1) != 1)
+			_exit(2);
+		_exit(ue_wait_bit(&self->word, 4, 0, true) ? 0 : 1);
+	}
+	close(pipefd[0]);
+	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_di_mm"));
+	ASSERT_EQ(1, write(pipefd[1], "x", 1));
+	close(pipefd[1]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	EXPECT_EQ(0, ue_unreg(self->t.fd, &self->word, 0));
+}
+
+/* After the last thread exits, its unused event is gone at once. */
+TEST_F(di, mm_owned_gone_with_process)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		int fd = ue_open_data();
+		struct di_thread_arg a = { fd, &self->word, -1 };
+		pthread_t th;
+
+		if (pthread_create(&th, NULL, di_register_and_exit, &a) ||
+		    pthread_join(th, NULL))
+			_exit(2);
+		_exit(a.ret ? 1 : 0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	/* unused now: removed with the process, not later */
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_di_mm"));
+}
+
+TEST_HARNESS_MAIN
