@@ -31,7 +31,10 @@
  *			bit in user memory always follows the latest state.
  * mmap_lock (read)	of the mm being written; held across pin, write and
  *			unpin of the page, so fork's dup_mmap() (write side)
- *			never sees a half-done update.
+ *			never sees a half-done update. Under the locks above
+ *			it is only tried (uev_poke()): a process that keeps
+ *			its own mmap_lock busy must not stall tracing for
+ *			everyone; what cannot be done at once goes to uev_wq.
  * No lock above is taken while faulting a page in: faults happen in the
  * registering task before any lock (uev_prefault()), in the unregistering
  * task after its locks are dropped (uev_enabler_remove()), in a work item
@@ -144,6 +147,8 @@
  * @seq:	bumped on every change of @enabled (@lock)
  * @lock:	protects @enablers, @enabled, @seq and the enablers' seq
  * @enablers:	registrations of this event, in every mm (@lock)
+ * @reap_link:	on uev_reap_list while unused, not persistent and just left
+ *		by its last tracer (event_mutex)
  * @tp_name:	tracepoint name: the event name, or name.<hex id> (multi-format)
  */
 struct user_event {
@@ -160,6 +165,7 @@ struct user_event {
 	u64				seq;
 	struct mutex			lock;	/* see kernel-doc above */
 	struct list_head		enablers;
+	struct list_head		reap_link;
 	char				tp_name[];
 };
 
@@ -253,6 +259,14 @@ struct uev_fault {
 	unsigned int		attempt;
 };
 
+/*
+ * Fault-in and teardown work: bounded concurrency, so that processes whose
+ * pages are slow to fault in (FUSE, NFS, userfaultfd) occupy at most this
+ * many workers, none of them shared with the rest of the kernel.
+ */
+#define UEV_WQ_MAX_ACTIVE	4
+static struct workqueue_struct *uev_wq;
+
 static DEFINE_HASHTABLE(uev_table, 8);
 static unsigned int uev_count;
 static unsigned int uev_max = 32768;
@@ -260,6 +274,8 @@ static atomic64_t uev_next_id;
 
 static void uev_reap(struct work_struct *work);
 static DECLARE_WORK(uev_reap_work, uev_reap);
+/* Unused events their last tracer just left (event_mutex). */
+static LIST_HEAD(uev_reap_list);
 
 static struct dyn_event_operations uev_dyn_ops;
 
@@ -543,6 +559,9 @@ EXPORT_SYMBOL_IF_KUNIT(uev_cmd_name_len);
  * @cmd: "name[ field[;field]...]", as given to DIAG_IOCSREG or after "u:"
  * @err: where to say what is wrong and where, or NULL
  *
+ * The length of @cmd is its caller's business: DIAG_IOCSREG takes at most
+ * UEV_CMD_MAX bytes, dynamic_events what fits its write buffer.
+ *
  * Return: a new format (kfree() it), or ERR_PTR(-EINVAL) for malformed
  * input and ERR_PTR(-ENOMEM).
  */
@@ -552,9 +571,6 @@ struct uev_format *uev_format_parse(const char *cmd, struct uev_err *err)
 	char *buf __free(kfree) = NULL;
 	int name_len, n, max;
 
-	if (strnlen(cmd, UEV_CMD_MAX + 1) > UEV_CMD_MAX)
-		return ERR_PTR(uev_fail(err, UEV_ERR_TOO_LONG, cmd,
-					cmd + UEV_CMD_MAX));
 	name_len = uev_cmd_name_len(cmd, err);
 	if (name_len < 0)
 		return ERR_PTR(name_len);
@@ -576,19 +592,50 @@ struct uev_format *uev_format_parse(const char *cmd, struct uev_err *err)
 }
 EXPORT_SYMBOL_IF_KUNIT(uev_format_parse);
 
+/* The field words of a command being matched: argv[i] from p on. */
+struct uev_cursor {
+	const char	**argv;
+	int		argc;
+	int		i;
+	const char	*p;
+};
+
 /*
- * Field text as a registration of an existing event must spell it: "type
- * name", " size" after a struct, and ';' when the words given for it end
- * with one.
+ * Consume @s from the words as if they were joined by single spaces: a
+ * space in @s must meet the end of a word that does not end the field
+ * (hold a ';') and is not the last one.
  */
-static int uev_field_text(const struct uev_field *f, bool semi, char *buf,
-			  size_t len)
+static bool uev_eat(struct uev_cursor *c, const char *s)
 {
-	if (f->kind == UEV_FIELD_STRUCT)
-		return snprintf(buf, len, "%s %s %u%s", f->type, f->name,
-				f->size, semi ? ";" : "");
-	return snprintf(buf, len, "%s %s%s", f->type, f->name,
-			semi ? ";" : "");
+	for (; *s; s++) {
+		if (*s != ' ') {
+			if (*c->p != *s)
+				return false;
+			c->p++;
+			continue;
+		}
+		if (*c->p || strchr(c->argv[c->i], ';') || c->i + 1 >= c->argc)
+			return false;
+		c->p = c->argv[++c->i];
+	}
+	return true;
+}
+
+/* Consume the words of one field: "type name[ size]", ';' if they hold it. */
+static bool uev_eat_field(struct uev_cursor *c, const struct uev_field *f)
+{
+	char size[12];
+
+	if (!uev_eat(c, f->type) || !uev_eat(c, " ") || !uev_eat(c, f->name))
+		return false;
+	if (f->kind == UEV_FIELD_STRUCT) {
+		snprintf(size, sizeof(size), " %u", f->size);
+		if (!uev_eat(c, size))
+			return false;
+	}
+	if (strchr(c->argv[c->i], ';') && !uev_eat(c, ";"))
+		return false;
+	return !*c->p;
 }
 
 /**
@@ -608,29 +655,20 @@ static int uev_field_text(const struct uev_field *f, bool semi, char *buf,
 bool uev_format_match(const struct uev_format *fmt, int argc,
 		      const char **argv)
 {
-	char *want __free(kfree) = kmalloc(2 * UEV_MATCH_LEN, GFP_KERNEL);
-	char *got = want + UEV_MATCH_LEN;
-	int i = 0, f, pos;
-	bool semi;
+	struct uev_cursor c = { .argv = argv, .argc = argc };
+	int f;
 
 	if (!argc)
 		return !fmt->nr_fields;
-	if (!want)
-		return false;
 	for (f = 0; f < fmt->nr_fields; f++) {
-		if (i >= argc)
+		if (c.i >= argc)
 			return false;
-		semi = false;
-		for (pos = 0; i < argc && !semi; i++) {
-			pos += scnprintf(got + pos, UEV_MATCH_LEN - pos, "%s%s",
-					 pos ? " " : "", argv[i]);
-			semi = strchr(argv[i], ';');
-		}
-		if (uev_field_text(&fmt->fields[f], semi, want, UEV_MATCH_LEN) >=
-		    UEV_MATCH_LEN || strcmp(want, got))
+		c.p = argv[c.i];
+		if (!uev_eat_field(&c, &fmt->fields[f]))
 			return false;
+		c.i++;
 	}
-	return i == argc;
+	return c.i == argc;
 }
 EXPORT_SYMBOL_IF_KUNIT(uev_format_match);
 
@@ -732,12 +770,6 @@ int uev_format_check_record(const struct uev_format *fmt, const void *rec,
  * Writing the enable bit into a process's memory
  */
 
-/*
- * Registrations name a 4- or 8-byte value and a bit in it; the kernel
- * updates the naturally aligned long that contains the value, so that one
- * atomic bitop works for every size and alignment the ABI allows (a 4-byte
- * value at 4 mod 8 is the upper or lower half of its long).
- */
 /**
  * uev_long_bit() - where a bit of an enable value lies in its long
  * @off: offset of the value within its naturally aligned long
@@ -757,6 +789,12 @@ VISIBLE_IF_KUNIT u8 uev_long_bit(unsigned int off, u8 size, u8 bit,
 }
 EXPORT_SYMBOL_IF_KUNIT(uev_long_bit);
 
+/*
+ * Registrations name a 4- or 8-byte value and a bit in it; the kernel
+ * updates the naturally aligned long that contains the value, so that one
+ * atomic bitop works for every size and alignment the ABI allows (a 4-byte
+ * value at 4 mod 8 is the upper or lower half of its long).
+ */
 static void uev_locate_bit(u64 uaddr, u8 size, u8 bit, unsigned long *addr,
 			   u8 *lbit)
 {
@@ -766,36 +804,65 @@ static void uev_locate_bit(u64 uaddr, u8 size, u8 bit, unsigned long *addr,
 	*lbit = uev_long_bit(off, size, bit, UEV_BIG_ENDIAN, sizeof(long));
 }
 
-/*
- * Set or clear @bit of the long at @addr in @mm without faulting.
- * Return: 0, -EFAULT when the page is not present or not writable now,
- * -ESRCH when the address space is gone.
- */
-static int uev_poke(struct mm_struct *mm, unsigned long addr, u8 bit, bool set)
+/* Set or clear @bit of the long at @addr; mmap_lock held, no fault. */
+static int uev_poke_locked(struct mm_struct *mm, unsigned long addr, u8 bit,
+			   bool set)
 {
 	struct page *page;
 	unsigned long *word;
 	long ret;
 
+	mmap_assert_locked(mm);
+	ret = pin_user_pages_remote(mm, addr, 1, FOLL_WRITE | FOLL_NOFAULT,
+				    &page, NULL);
+	if (ret != 1)
+		return ret < 0 ? ret : -EFAULT;
+	word = kmap_local_page(page) + offset_in_page(addr);
+	if (set)
+		set_bit(bit, word);
+	else
+		clear_bit(bit, word);
+	kunmap_local(word);
+	unpin_user_pages_dirty_lock(&page, 1, true);
+	return 0;
+}
+
+/*
+ * Set or clear @bit of the long at @addr in @mm without faulting, and
+ * without waiting for @mm's mmap_lock: the caller may hold event_mutex,
+ * and a process must not be able to stall every tracer by keeping its own
+ * mmap_lock busy.
+ * Return: 0, -EFAULT when the page is not present or not writable now,
+ * -EAGAIN when mmap_lock is taken, -ESRCH when the address space is gone.
+ */
+static int uev_poke(struct mm_struct *mm, unsigned long addr, u8 bit, bool set)
+{
+	int ret;
+
+	if (!mmget_not_zero(mm))
+		return -ESRCH;
+	if (!mmap_read_trylock(mm)) {
+		mmput_async(mm);
+		return -EAGAIN;
+	}
+	ret = uev_poke_locked(mm, addr, bit, set);
+	mmap_read_unlock(mm);
+	mmput_async(mm);
+	return ret;
+}
+
+/* As uev_poke(), for a caller that holds none of our locks: may wait. */
+static int uev_poke_wait(struct mm_struct *mm, unsigned long addr, u8 bit,
+			 bool set)
+{
+	int ret;
+
 	if (!mmget_not_zero(mm))
 		return -ESRCH;
 	mmap_read_lock(mm);
-	ret = pin_user_pages_remote(mm, addr, 1, FOLL_WRITE | FOLL_NOFAULT,
-				    &page, NULL);
-	if (ret == 1) {
-		word = kmap_local_page(page) + offset_in_page(addr);
-		if (set)
-			set_bit(bit, word);
-		else
-			clear_bit(bit, word);
-		kunmap_local(word);
-		unpin_user_pages_dirty_lock(&page, 1, true);
-		ret = 0;
-	} else if (ret >= 0) {
-		ret = -EFAULT;
-	}
+	ret = uev_poke_locked(mm, addr, bit, set);
 	mmap_read_unlock(mm);
-	mmput_async(mm);
+	mmput(mm);
 	return ret;
 }
 
@@ -835,8 +902,10 @@ static bool uev_queue_fault(struct user_event_mm *uemm, unsigned long addr,
 			    unsigned int attempt);
 
 /*
- * Bring @en's word up to date with its event. A page that is not present
- * is handed to a fault work item, up to UEV_FAULT_RETRIES times.
+ * Bring @en's word up to date with its event. A page that is not present,
+ * or an mmap_lock that is taken, is handed to a work item, which faults
+ * the page in and tries again: up to UEV_FAULT_RETRIES faults, and as
+ * long as it takes for the lock.
  */
 static void uev_enabler_write(struct uev_enabler *en, unsigned int attempt)
 {
@@ -849,9 +918,11 @@ static void uev_enabler_write(struct uev_enabler *en, unsigned int attempt)
 	ret = uev_poke(en->uemm->mm, en->addr, en->bit, ev->enabled);
 	if (!ret)
 		en->seq = ev->seq;
-	else if (ret == -EFAULT && !en->fault_pending &&
-		 attempt < UEV_FAULT_RETRIES &&
-		 uev_queue_fault(en->uemm, en->addr, attempt))
+	else if ((ret == -EAGAIN || (ret == -EFAULT &&
+				     attempt < UEV_FAULT_RETRIES)) &&
+		 !en->fault_pending &&
+		 uev_queue_fault(en->uemm, en->addr,
+				 ret == -EAGAIN ? attempt : attempt + 1))
 		en->fault_pending = true;
 }
 
@@ -947,7 +1018,7 @@ static void uev_fault_work(struct work_struct *work)
 		mutex_lock(&en->ev->lock);
 		en->fault_pending = false;
 		if (faulted)
-			uev_enabler_write(en, f->attempt + 1);
+			uev_enabler_write(en, f->attempt);
 		mutex_unlock(&en->ev->lock);
 	}
 	mutex_unlock(&uemm->lock);
@@ -967,7 +1038,7 @@ static bool uev_queue_fault(struct user_event_mm *uemm, unsigned long addr,
 	f->uemm = uemm;
 	f->addr = addr;
 	f->attempt = attempt;
-	queue_work(system_unbound_wq, &f->work);
+	queue_work(uev_wq, &f->work);
 	return true;
 }
 
@@ -1020,12 +1091,16 @@ void user_event_mm_release(struct mm_struct *mm)
 	struct user_event_mm *uemm = mm->user_event_mm;
 
 	mm->user_event_mm = NULL;
-	if ((current->flags & PF_EXITING || current->in_execve) &&
-	    !current->user_event_mm) {
+	/*
+	 * exit_mm() of the task that used @mm (which stays its active_mm), or
+	 * any put during an exec: the hooks that run next wait for the work.
+	 */
+	if (((current->flags & PF_EXITING && current->active_mm == mm) ||
+	     current->in_execve) && !current->user_event_mm) {
 		refcount_inc(&uemm->refs);
 		current->user_event_mm = uemm;
 	}
-	queue_work(system_unbound_wq, &uemm->release);
+	queue_work(uev_wq, &uemm->release);
 }
 
 /**
@@ -1048,20 +1123,48 @@ void user_event_mm_wait(struct task_struct *t)
  * dup_mmap() write-protected the page fails and is retried by a fault work)
  * is stale in the child too, and is written now.
  */
+/*
+ * Does @addr of the new @mm hold a copy of the parent's memory? Not where
+ * MADV_DONTFORK left no mapping, nor where MADV_WIPEONFORK left zeroes:
+ * a bit written there would land in memory the child uses otherwise.
+ */
+static bool uev_inherited(struct mm_struct *mm, unsigned long addr)
+{
+	struct vm_area_struct *vma;
+	bool ret;
+
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, addr);
+	ret = vma && !(vma->vm_flags & VM_WIPEONFORK);
+	mmap_read_unlock(mm);
+	return ret;
+}
+
 static struct user_event_mm *uev_mm_dup(struct user_event_mm *old,
 					struct mm_struct *mm)
 {
 	struct user_event_mm *new = uev_mm_alloc(mm);
+	unsigned long page = -1UL;	/* page last looked up in @mm */
 	struct uev_enabler *en, *copy;
+	unsigned int lost = 0;
+	bool keep = false;
 
 	if (!new)
 		return NULL;
 	mutex_lock(&old->lock);
 	mutex_lock_nested(&new->lock, SINGLE_DEPTH_NESTING);
 	list_for_each_entry(en, &old->enablers, mm_link) {
+		if ((en->addr & PAGE_MASK) != page) {
+			page = en->addr & PAGE_MASK;
+			keep = uev_inherited(mm, en->addr);
+		}
+		if (!keep)
+			continue;
 		copy = kmemdup(en, sizeof(*en), GFP_KERNEL_ACCOUNT);
-		if (!copy)
-			break;
+		if (!copy) {
+			lost++;
+			continue;
+		}
 		copy->uemm = new;
 		copy->fault_pending = false;
 		refcount_inc(&en->ev->refs);
@@ -1075,33 +1178,48 @@ static struct user_event_mm *uev_mm_dup(struct user_event_mm *old,
 		uev_enabler_write(copy, 0);
 		mutex_unlock(&en->ev->lock);
 	}
-	if (new->nr_enablers != old->nr_enablers)
+	if (lost)
 		pr_warn_ratelimited("fork: %u registrations not inherited\n",
-				    old->nr_enablers - new->nr_enablers);
+				    lost);
 	mutex_unlock(&new->lock);
 	mutex_unlock(&old->lock);
 	return new;
 }
 
+/* Is @addr in a private mapping of current, write-protected by fork? */
+static bool uev_cow(unsigned long addr)
+{
+	struct vm_area_struct *vma;
+	bool ret;
+
+	mmap_read_lock(current->mm);
+	vma = vma_lookup(current->mm, addr);
+	ret = vma && !(vma->vm_flags & VM_SHARED);
+	mmap_read_unlock(current->mm);
+	return ret;
+}
+
 /*
- * dup_mmap() write-protected the parent's pages for copy-on-write, and a
- * bit update does not fault: give the parent its own copy of each enable
- * word again (a write fault of current on its own memory, as when it
- * writes there), so that its bits keep following tracers at once rather
- * than through a fault work item. @new is the child's copy of the
- * parent's enablers, at the same addresses.
+ * dup_mmap() write-protected the parent's private pages for copy-on-write,
+ * and a bit update does not fault: give the parent its own copy of each
+ * such enable word again (a write fault of current on its own memory, as
+ * when it writes there), so that its bits keep following tracers at once
+ * rather than through a fault work item. Shared mappings are not copied
+ * on write, and a write fault would only dirty their file. @new is the
+ * child's copy of the parent's enablers, at the same addresses.
  */
 static void uev_mm_unshare(struct user_event_mm *new)
 {
-	unsigned long done = -1UL;	/* page last made writable */
+	unsigned long done = -1UL;	/* page last looked at */
 	struct uev_enabler *en;
 
 	mutex_lock(&new->lock);
 	list_for_each_entry(en, &new->enablers, mm_link) {
 		if ((en->addr & PAGE_MASK) == done)
 			continue;
-		uev_prefault(en->addr);
 		done = en->addr & PAGE_MASK;
+		if (uev_cow(en->addr))
+			uev_prefault(en->addr);
 	}
 	mutex_unlock(&new->lock);
 }
@@ -1206,7 +1324,7 @@ found:
 
 	/* Nothing updates the word any more: clear it, faulting as needed. */
 	for (tries = 0; tries < UEV_FAULT_RETRIES; tries++) {
-		if (uev_poke(uemm->mm, en->addr, en->bit, false) != -EFAULT ||
+		if (uev_poke_wait(uemm->mm, en->addr, en->bit, false) != -EFAULT ||
 		    uev_fault_in(uemm->mm, en->addr))
 			break;
 	}
@@ -1363,6 +1481,7 @@ static struct user_event *uev_event_alloc(struct uev_format *fmt, u16 flags)
 	ev->reg_flags = flags;
 	mutex_init(&ev->lock);
 	INIT_LIST_HEAD(&ev->enablers);
+	INIT_LIST_HEAD(&ev->reap_link);
 	ev->tracepoint.name = ev->tp_name;
 
 	ev->class.system = (flags & USER_EVENT_REG_MULTI_FORMAT) ?
@@ -1406,20 +1525,23 @@ static int uev_event_destroy(struct user_event *ev)
 		return ret;
 	dyn_event_remove(&ev->devent);
 	hash_del(&ev->node);
+	list_del(&ev->reap_link);
 	uev_count--;
 	uev_event_free(ev);
 	return 0;
 }
 
-/* Remove every unused event that does not persist. */
+/*
+ * Remove the unused events whose last tracer just left: only those can be
+ * unused and still present, so nothing else is looked at.
+ */
 static void uev_reap_locked(void)
 {
-	struct hlist_node *tmp;
-	struct user_event *ev;
-	int bkt;
+	struct user_event *ev, *next;
 
 	lockdep_assert_held(&event_mutex);
-	hash_for_each_safe(uev_table, bkt, tmp, ev, node) {
+	list_for_each_entry_safe(ev, next, &uev_reap_list, reap_link) {
+		list_del_init(&ev->reap_link);
 		if (!refcount_read(&ev->refs) && !uev_is_persistent(ev))
 			uev_event_destroy(ev);
 	}
@@ -1483,14 +1605,14 @@ static void uev_event_put(struct user_event *ev)
  * @name:	the event name
  * @argc:	number of words in @argv
  * @argv:	the field words, to match an existing event
- * @fmt:	the parsed format, or an ERR_PTR() saying why it is invalid
- * @text:	the command as the user wrote it, for tracing/error_log
+ * @fmt:	the parsed format, once needed (or an ERR_PTR())
+ * @text:	the command as the user wrote it
  * @loc:	where it was written, for tracing/error_log
  * @err:	why and where @fmt is invalid
  *
  * A command that names an existing event is compared with it as text
- * before its fields are checked, as upstream does: the fields need to be
- * valid only to create an event.
+ * before its fields are checked, as upstream does: the fields are parsed
+ * only to create an event.
  */
 struct uev_cmd {
 	char			*name;
@@ -1502,27 +1624,35 @@ struct uev_cmd {
 	struct uev_err		err;
 };
 
-#undef C
-#define C(a, b)		b
-static const char *uev_err_text[] = { UEV_ERRORS };
-#undef C
+static const char * const uev_err_text[] = {
+	[UEV_ERR_BAD_NAME]	= "Event name empty, '.', '..' or holding a '/'",
+	[UEV_ERR_FLAGS]		= "Text flags (name:flag) are not supported",
+	[UEV_ERR_BAD_FIELD]	= "Field is not 'type name' with single spaces",
+	[UEV_ERR_BAD_TYPE]	= "Unknown field type",
+	[UEV_ERR_BAD_ARRAY]	= "Array size must be 1 to 1024",
+	[UEV_ERR_BAD_SIZE]	= "Struct size must be 1 to 1073741823",
+	[UEV_ERR_DUP_FIELD]	= "Duplicate field name",
+	[UEV_ERR_TOO_BIG]	= "Fields larger than 1073741823 bytes",
+};
 
 /* Show why @c does not parse in tracing/error_log, caret and all. */
 static void uev_cmd_log_err(const struct uev_cmd *c)
 {
-	tracing_log_err(NULL, c->loc, c->text, uev_err_text, c->err.type,
-			c->err.pos);
+	tracing_log_err(NULL, c->loc, c->text, (const char **)uev_err_text,
+			c->err.type, c->err.pos);
 }
 
 static void uev_cmd_free(struct uev_cmd *c)
 {
+	if (!c)
+		return;
 	if (!IS_ERR(c->fmt))
 		kfree(c->fmt);
 	kfree(c->argv);
 	kfree(c->name);
 }
 
-DEFINE_FREE(uev_cmd, struct uev_cmd *, if (_T) uev_cmd_free(_T))
+DEFINE_FREE(uev_cmd, struct uev_cmd *, uev_cmd_free(_T))
 
 /*
  * Split and parse @text, which @loc names and @c refers to until freed: 0,
@@ -1537,11 +1667,8 @@ static int uev_cmd_init(struct uev_cmd *c, const char *text, const char *loc)
 	memset(c, 0, sizeof(*c));
 	c->text = text;
 	c->loc = loc;
-	c->fmt = uev_format_parse(text, &c->err);
-	if (PTR_ERR_OR_ZERO(c->fmt) == -ENOMEM)
-		return -ENOMEM;
-	name_len = uev_cmd_name_len(text, NULL);
-	if (name_len < 0 || strnlen(text, UEV_CMD_MAX + 1) > UEV_CMD_MAX) {
+	name_len = uev_cmd_name_len(text, &c->err);
+	if (name_len < 0) {
 		uev_cmd_log_err(c);
 		return -EINVAL;
 	}
@@ -1587,8 +1714,11 @@ static struct user_event *uev_event_get_or_create(struct uev_cmd *c,
 		break;
 	}
 
+	/* A new event: now the fields must be valid. */
+	c->fmt = uev_format_parse(c->text, &c->err);
 	if (IS_ERR(c->fmt)) {
-		uev_cmd_log_err(c);
+		if (PTR_ERR(c->fmt) == -EINVAL)
+			uev_cmd_log_err(c);
 		return ERR_CAST(c->fmt);
 	}
 	ev = uev_event_alloc(c->fmt, flags);
@@ -1650,8 +1780,11 @@ static void uev_event_update_status(struct user_event *ev)
 	if (!!status != ev->enabled)
 		uev_event_sync(ev, status);
 	/* The last tracer of an event nobody uses: remove it soon. */
-	if (!status && !refcount_read(&ev->refs) && !uev_is_persistent(ev))
+	if (!status && !refcount_read(&ev->refs) && !uev_is_persistent(ev) &&
+	    list_empty(&ev->reap_link)) {
+		list_add_tail(&ev->reap_link, &uev_reap_list);
 		schedule_work(&uev_reap_work);
+	}
 }
 
 static int uev_event_reg(struct trace_event_call *call, enum trace_reg type,
@@ -1910,7 +2043,8 @@ static int uev_file_slot(struct uev_file *uf, struct user_event *ev)
 		if (cap > UEV_FILE_SLOTS_MAX)
 			goto out;
 		ret = -ENOMEM;
-		bigger = kzalloc(struct_size(bigger, ev, cap), GFP_KERNEL_ACCOUNT);
+		/* up to 512 KiB: not one high-order allocation */
+		bigger = kvzalloc(struct_size(bigger, ev, cap), GFP_KERNEL_ACCOUNT);
 		if (!bigger)
 			goto out;
 		bigger->cap = cap;
@@ -1920,7 +2054,7 @@ static int uev_file_slot(struct uev_file *uf, struct user_event *ev)
 		}
 		rcu_assign_pointer(uf->slots, bigger);
 		if (slots)
-			kfree_rcu(slots, rcu);
+			kvfree_rcu(slots, rcu);
 		slots = bigger;
 	}
 	refcount_inc(&ev->refs);
@@ -2147,7 +2281,7 @@ static int uev_data_release(struct inode *inode, struct file *file)
 
 	for (i = 0; slots && i < slots->nr; i++)
 		uev_event_put(slots->ev[i]);
-	kfree(slots);
+	kvfree(slots);
 	kfree(uf);
 	return 0;
 }
@@ -2305,6 +2439,9 @@ static int __init uev_init(void)
 {
 	int ret;
 
+	uev_wq = alloc_workqueue("user_events", WQ_UNBOUND, UEV_WQ_MAX_ACTIVE);
+	if (!uev_wq)
+		return -ENOMEM;
 	ret = dyn_event_register(&uev_dyn_ops);
 	if (ret) {
 		pr_warn("cannot register dynamic event type: %d\n", ret);

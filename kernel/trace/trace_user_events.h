@@ -9,7 +9,7 @@
 #include <linux/limits.h>
 #include <linux/types.h>
 
-/* Longest command accepted, without the terminating NUL (as upstream). */
+/* Longest DIAG_IOCSREG command, without the terminating NUL (as upstream). */
 #define UEV_CMD_MAX		511
 /* Largest char[N] / unsigned char[N] array (as upstream). */
 #define UEV_ARRAY_MAX		1024
@@ -20,8 +20,6 @@
  * 32-bit offsets; the trace core keeps field offsets in an int.
  */
 #define UEV_FIELDS_SIZE_MAX	(INT_MAX / 2)
-/* Room for the text of one field as uev_format_match() compares it. */
-#define UEV_MATCH_LEN		1024
 
 enum uev_field_kind {
 	UEV_FIELD_SCALAR,	/* u8..s64, char, short, int and unsigned forms */
@@ -71,21 +69,16 @@ struct uev_format {
 };
 
 /* Parse errors, as tracing/error_log shows them (see uev_format_parse()). */
-#define UEV_ERRORS							\
-	C(BAD_NAME,	"Event name empty, '.', '..' or holding a '/'"),\
-	C(FLAGS,	"Text flags (name:flag) are not supported"),	\
-	C(TOO_LONG,	"Command longer than 511 bytes"),		\
-	C(BAD_FIELD,	"Field is not 'type name' with single spaces"),	\
-	C(BAD_TYPE,	"Unknown field type"),				\
-	C(BAD_ARRAY,	"Array size must be 1 to 1024"),		\
-	C(BAD_SIZE,	"Struct size must be 1 to 1073741823"),		\
-	C(DUP_FIELD,	"Duplicate field name"),			\
-	C(TOO_BIG,	"Fields larger than 1073741823 bytes"),
-
-#undef C
-#define C(a, b)		UEV_ERR_##a
-enum uev_err_type { UEV_ERRORS };
-#undef C
+enum uev_err_type {
+	UEV_ERR_BAD_NAME,
+	UEV_ERR_FLAGS,
+	UEV_ERR_BAD_FIELD,
+	UEV_ERR_BAD_TYPE,
+	UEV_ERR_BAD_ARRAY,
+	UEV_ERR_BAD_SIZE,
+	UEV_ERR_DUP_FIELD,
+	UEV_ERR_TOO_BIG,
+};
 
 /**
  * struct uev_err - where a command failed to parse

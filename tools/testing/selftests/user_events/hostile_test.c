@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * user_events against programs that make the kernel's job hard: enable
+ * words in memory that fork() does not copy, and a process that keeps its
+ * own mmap_lock busy while tracers toggle its events.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <pthread.h>
+#include <sys/wait.h>
+
+#include "../kselftest_harness.h"
+#include "ue_test_util.h"
+
+/* Seconds the contention case runs: long enough for many toggles. */
+#define HO_CHURN_SECS	2
+
+FIXTURE(ho) {
+	struct ue_track t;
+};
+
+FIXTURE_SETUP(ho)
+{
+	if (!ue_available())
+		SKIP(return, "user_events not available (tracefs or root)");
+	ASSERT_EQ(0, ue_track_init(&self->t));
+}
+
+FIXTURE_TEARDOWN(ho)
+{
+	ue_track_cleanup(&self->t);
+}
+
+/*
+ * Register a word in a page marked with @advice, fork, remap that address
+ * in the child as fresh memory, enable the event: the child's memory must
+ * stay untouched, since it never held the parent's word.
+ */
+static void ho_not_inherited(struct __test_metadata *_metadata,
+			     struct ue_track *t, int advice, const char *name)
+{
+	char cmd[64], c;
+	int pipefd[2], status;
+	__u32 *word = ue_map_page(PROT_READ | PROT_WRITE);
+	pid_t pid;
+
+	ASSERT_NE(MAP_FAILED, word);
+	ASSERT_EQ(0, madvise(word, getpagesize(), advice));
+	snprintf(cmd, sizeof(cmd), "%s u32 a", name);
+	ASSERT_EQ(0, ue_track_reg(t, cmd, word, 4, 3, NULL));
+	ue_track_del(t, name);
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		__u32 *fresh;
+		int i;
+
+		close(pipefd[1]);
+		/* DONTFORK: nothing is mapped; WIPEONFORK: zeroes. Map anew. */
+		fresh = mmap(word, getpagesize(), PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		if (fresh != word)
+			_exit(2);
+		if (read(pipefd[0], &c, 1) != 1)
+			_exit(3);
+		/* the parent's bit is set by now; give a stray write time */
+		for (i = 0; i < 100; i++) {
+			if (__atomic_load_n(fresh, __ATOMIC_RELAXED))
+				_exit(1);
+			usleep(1000);
+		}
+		_exit(0);
+	}
+	close(pipefd[0]);
+	ASSERT_EQ(0, ue_track_enable(t, UE_SYS, name));
+	EXPECT_TRUE(ue_wait_bit(word, 4, 3, true));
+	ASSERT_EQ(1, write(pipefd[1], "x", 1));
+	close(pipefd[1]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("status %#x", status);
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("1: the child's memory changed");
+}
+
+TEST_F(ho, madv_dontfork_not_inherited)
+{
+	ho_not_inherited(_metadata, &self->t, MADV_DONTFORK, "uet_ho_dontfork");
+}
+
+TEST_F(ho, madv_wipeonfork_not_inherited)
+{
+	ho_not_inherited(_metadata, &self->t, MADV_WIPEONFORK,
+			 "uet_ho_wipeonfork");
+}
+
+struct ho_churn {
+	volatile bool stop;
+	long maps;
+};
+
+/* Take this process's mmap_lock for writing, over and over. */
+static void *ho_churn_thread(void *p)
+{
+	struct ho_churn *c = p;
+	size_t len = 64 * getpagesize();
+
+	while (!c->stop) {
+		void *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+		if (m != MAP_FAILED)
+			munmap(m, len);
+		c->maps++;
+	}
+	return NULL;
+}
+
+/*
+ * While another thread keeps the registrant's mmap_lock busy, tracers
+ * toggle its event many times: the bit always ends in the latest state
+ * (updates that found the lock taken are finished by the kernel's worker).
+ */
+TEST_F(ho, bit_converges_under_mmap_churn)
+{
+	struct ho_churn c = { 0 };
+	struct timespec start;
+	__u32 *word = ue_map_page(PROT_READ | PROT_WRITE);
+	pthread_t th;
+	int toggles = 0;
+	bool on = false;
+
+	ASSERT_NE(MAP_FAILED, word);
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_ho_churn u32 a", word, 4, 0,
+				  NULL));
+	ue_track_del(&self->t, "uet_ho_churn");
+	ASSERT_EQ(0, pthread_create(&th, NULL, ho_churn_thread, &c));
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (ue_elapsed(&start) < HO_CHURN_SECS) {
+		on = !on;
+		ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_ho_churn", on));
+		toggles++;
+	}
+	/* end disabled, then enabled: each final state must be reached */
+	if (on)
+		ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_ho_churn", false));
+	EXPECT_TRUE(ue_wait_bit(word, 4, 0, false));
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_ho_churn", true));
+	EXPECT_TRUE(ue_wait_bit(word, 4, 0, true));
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_ho_churn", false));
+	EXPECT_TRUE(ue_wait_bit(word, 4, 0, false));
+	c.stop = true;
+	pthread_join(th, NULL);
+	EXPECT_GT(toggles, 1);
+	EXPECT_GT(c.maps, 0);
+	TH_LOG("%d toggles against %ld mmap/munmap in %d s", toggles, c.maps,
+	       HO_CHURN_SECS);
+}
+
+TEST_HARNESS_MAIN
