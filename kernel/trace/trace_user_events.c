@@ -260,9 +260,10 @@ struct uev_fault {
 };
 
 /*
- * Fault-in and teardown work: bounded concurrency, so that processes whose
- * pages are slow to fault in (FUSE, NFS, userfaultfd) occupy at most this
- * many workers, none of them shared with the rest of the kernel.
+ * Fault-in work: bounded concurrency, so that processes whose pages are
+ * slow to fault in (FUSE, NFS, userfaultfd) occupy at most this many
+ * workers, none of them shared with the rest of the kernel. Nothing that
+ * a task waits for runs there.
  */
 #define UEV_WQ_MAX_ACTIVE	4
 static struct workqueue_struct *uev_wq;
@@ -1100,7 +1101,11 @@ void user_event_mm_release(struct mm_struct *mm)
 		refcount_inc(&uemm->refs);
 		current->user_event_mm = uemm;
 	}
-	queue_work(uev_wq, &uemm->release);
+	/*
+	 * Not on uev_wq: its workers may all be waiting for slow page
+	 * faults, and the exiting task must not wait for those.
+	 */
+	queue_work(system_unbound_wq, &uemm->release);
 }
 
 /**
