@@ -2,9 +2,13 @@
 /*
  * libuser_events: define, enable-check and write Linux user_events.
  *
- * Registration parses the command itself (to know the payload layout),
- * then issues DIAG_IOCSREG naming bit 0 of the handle's first word as the
- * enable bit.  Writes build a stack iovec array: the write index, the
+ * Registration passes the command to the kernel unchanged, with
+ * DIAG_IOCSREG naming bit 0 of the handle's first word as the enable bit:
+ * the kernel alone decides what is a valid command, and its errno is the
+ * answer.  The library reads the command only to learn the payload layout
+ * that ue_write() needs; a command whose layout it cannot tell still
+ * registers, for ue_write_raw().  Writes build a stack iovec array: the
+ * write index, the
  * fixed fields (integers copied to a stack buffer, arrays and structs
  * referenced in place), then the data of the __data_loc/__rel_loc fields,
  * and hand it to one writev().
@@ -77,37 +81,38 @@ static_assert(sizeof(struct uel_kunreg) == 16, "struct user_unreg");
 #define UEL_KFLAGS		(UE_FLAG_PERSIST | UE_FLAG_MULTI_FORMAT)
 #define UEL_ALL_FLAGS		(UEL_KFLAGS | UE_FLAG_STRICT)
 
-/* Kernel limits the library checks itself. */
-#define UEL_CMD_MAX		511
-#define UEL_IDENT_MAX		128
-#define UEL_FIELDS_MAX		64
+/*
+ * Most fields the layout of a command can have: the kernel takes commands
+ * of up to 511 bytes, and each field but the last needs at least five
+ * ("u8 a;").  A longer list cannot come from a command the kernel took.
+ */
+#define UEL_FIELDS_MAX		128
+/* Largest char[N]: the kernel's bound, and the zero padding we keep */
 #define UEL_ARRAY_MAX		1024
+/* The offset and the length in a location word are 16 bits each */
 #define UEL_LOC_MAX		0xffff
 /* Common fields of a trace record (struct trace_entry) before the payload */
 #define UEL_HDR_SIZE		8
-/* Largest fixed part: the kernel's PAGE_SIZE - 40 for 4K pages */
-#define UEL_FIXED_MAX		4096
 /* write index + fixed fields and their padding + dynamic data */
 #define UEL_IOV_MAX		(1 + 2 * UEL_FIELDS_MAX + UEL_FIELDS_MAX)
-#define UEL_TYPE_MAX		48
 
 enum uel_kind {
 	UEL_SCALAR,
 	UEL_CHARS,	/* char[N]: a string, NUL padded */
 	UEL_BYTES,	/* unsigned char[N] */
 	UEL_STRUCT,
-	UEL_LOC_STR,	/* __data_loc / __rel_loc char[] */
-	UEL_LOC_BLOB,	/* __data_loc / __rel_loc unsigned char[] */
+	UEL_LOC_STR,	/* __data_loc / __rel_loc of a char type: a string */
+	UEL_LOC_BLOB,	/* __data_loc / __rel_loc of another type: bytes */
 };
 
 struct uel_field {
 	const char *name;
-	uint16_t offset;
-	uint16_t size;
+	const char *type;	/* its words joined by one space, as written */
+	uint32_t offset;
+	uint32_t size;
 	uint8_t kind;
 	uint8_t data_loc;	/* 1: __data_loc, 0: __rel_loc */
 	uint8_t is_signed;
-	char type[UEL_TYPE_MAX];	/* as the kernel prints it */
 };
 
 struct ue_session {
@@ -123,10 +128,11 @@ struct ue_event {
 	int fd;
 	uint32_t index;
 	unsigned int flags, dropped;
-	uint16_t fixed_size;
+	uint32_t fixed_size;
 	uint16_t nfields;
+	bool raw_only;		/* layout unknown: ue_write_raw() only */
 	const char *name;	/* in @buf */
-	char *buf;		/* parsed copy of the command: the names */
+	char *buf;		/* the command split up: names and types */
 	struct uel_field fields[];
 };
 
@@ -363,126 +369,89 @@ UEL_EXPORT int ue_session_fd(const struct ue_session *s)
  * Command parser: the layout the kernel will derive from the command
  */
 
-static bool uel_is_ident(const char *s)
-{
-	size_t i;
-
-	if (!s[0] || isdigit((unsigned char)s[0]))
-		return false;
-	for (i = 0; s[i]; i++) {
-		if (i >= UEL_IDENT_MAX)
-			return false;
-		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
-			return false;
-	}
-	return true;
-}
-
 static const struct {
 	const char *name;
 	uint8_t size;
-	bool is_signed;
 } uel_scalars[] = {
-	{ "u8", 1, false }, { "s8", 1, true }, { "char", 1, true },
-	{ "u16", 2, false }, { "s16", 2, true }, { "short", 2, true },
-	{ "u32", 4, false }, { "s32", 4, true }, { "int", 4, true },
-	{ "u64", 8, false }, { "s64", 8, true },
+	{ "u8", 1 }, { "s8", 1 }, { "char", 1 }, { "unsigned char", 1 },
+	{ "u16", 2 }, { "s16", 2 }, { "short", 2 }, { "unsigned short", 2 },
+	{ "u32", 4 }, { "s32", 4 }, { "int", 4 }, { "unsigned int", 4 },
+	{ "u64", 8 }, { "s64", 8 },
 };
 
-/* "N" in decimal or 0x hex, 0 < N <= max */
-static int uel_parse_num(const char *s, size_t n, unsigned long max,
-			 unsigned long *out)
+/*
+ * N of "char[N]": what follows '[' is at most 7 bytes and holds the ']';
+ * N is decimal, 0x hexadecimal or 0 octal; anything after ']' is ignored.
+ */
+static int uel_array_len(const char *type, uint32_t *out)
 {
-	char digits[16], *end;
+	const char *num = strchr(type, '[') + 1;
+	char digits[8], *end;
+	const char *close;
 	unsigned long v;
+	size_t n;
 
-	if (!n || n >= sizeof(digits))
+	n = strnlen(num, sizeof(digits));
+	close = memchr(num, ']', n);
+	if (!n || n == sizeof(digits) || !close)
 		return -EINVAL;
-	memcpy(digits, s, n);
+	n = close - num;
+	memcpy(digits, num, n);
 	digits[n] = '\0';
-	if (!isdigit((unsigned char)digits[0]))
+	end = digits + (digits[0] == '+');
+	if (!isdigit((unsigned char)*end))
 		return -EINVAL;
 	errno = 0;
-	v = strtoul(digits, &end, strncmp(digits, "0x", 2) ? 10 : 16);
-	if (errno || *end || !v || v > max)
+	v = strtoul(end, &end, 0);
+	if (errno || *end || !v || v > UEL_ARRAY_MAX)
 		return -EINVAL;
 	*out = v;
 	return 0;
 }
 
-static int uel_parse_simple(const char *tok, bool is_unsigned,
-			    struct uel_field *f)
+/* Size and kind of @f from its type, or -EINVAL if the type is unknown. */
+static int uel_type_layout(struct uel_field *f, const char *size_word)
 {
-	const char *pre = is_unsigned ? "unsigned " : "";
-	unsigned long n;
+	const char *t = f->type;
+	unsigned long long v;
+	char *end;
 	size_t i;
 
-	if (!strncmp(tok, "char[", 5)) {
-		size_t len = strlen(tok);
-
-		if (len < 7 || tok[len - 1] != ']' ||
-		    uel_parse_num(tok + 5, len - 6, UEL_ARRAY_MAX, &n))
+	f->is_signed = t[0] != 'u';
+	if (!strncmp(t, "struct ", 7)) {
+		if (!size_word || !isdigit((unsigned char)*size_word))
 			return -EINVAL;
-		f->kind = is_unsigned ? UEL_BYTES : UEL_CHARS;
-		f->size = n;
-		snprintf(f->type, sizeof(f->type), "%schar[%lu]", pre, n);
+		errno = 0;
+		v = strtoull(size_word, &end, 10);
+		if (errno || *end || !v || v > UINT32_MAX)
+			return -EINVAL;
+		f->kind = UEL_STRUCT;
+		f->size = v;
 		return 0;
 	}
-	for (i = 0; i < ARRAY_SIZE(uel_scalars); i++) {
-		if (strcmp(tok, uel_scalars[i].name))
-			continue;
-		if (is_unsigned && strcmp(tok, "char") && strcmp(tok, "short") &&
-		    strcmp(tok, "int"))
-			return -EINVAL;
-		f->kind = UEL_SCALAR;
-		f->size = uel_scalars[i].size;
-		f->is_signed = uel_scalars[i].is_signed && !is_unsigned;
-		snprintf(f->type, sizeof(f->type), "%s%s", pre, tok);
+	if (size_word)
+		return -EINVAL;
+	if (!strncmp(t, "__data_loc ", 11) || !strncmp(t, "__rel_loc ", 10)) {
+		f->kind = strstr(t, "char") ? UEL_LOC_STR : UEL_LOC_BLOB;
+		f->data_loc = t[2] == 'd';
+		f->size = sizeof(uint32_t);
 		return 0;
+	}
+	if (!strncmp(t, "char[", 5) || !strncmp(t, "unsigned char[", 14)) {
+		f->kind = t[0] == 'c' ? UEL_CHARS : UEL_BYTES;
+		return uel_array_len(t, &f->size);
+	}
+	for (i = 0; i < ARRAY_SIZE(uel_scalars); i++) {
+		if (!strcmp(t, uel_scalars[i].name)) {
+			f->kind = UEL_SCALAR;
+			f->size = uel_scalars[i].size;
+			return 0;
+		}
 	}
 	return -EINVAL;
 }
 
-static int uel_parse_field(char **tok, int ntok, struct uel_field *f)
-{
-	bool is_unsigned;
-	unsigned long n;
-	int ret;
-
-	memset(f, 0, sizeof(*f));
-	if (!strcmp(tok[0], "struct")) {
-		if (ntok != 4 || !uel_is_ident(tok[1]) ||
-		    strlen(tok[1]) + sizeof("struct ") > sizeof(f->type) ||
-		    uel_parse_num(tok[3], strlen(tok[3]), UEL_FIXED_MAX, &n))
-			return -EINVAL;
-		f->kind = UEL_STRUCT;
-		f->size = n;
-		f->name = tok[2];
-		snprintf(f->type, sizeof(f->type), "struct %s", tok[1]);
-	} else if (!strcmp(tok[0], "__data_loc") ||
-		   !strcmp(tok[0], "__rel_loc")) {
-		is_unsigned = ntok > 1 && !strcmp(tok[1], "unsigned");
-		if (ntok != (is_unsigned ? 4 : 3) ||
-		    strcmp(tok[is_unsigned ? 2 : 1], "char[]"))
-			return -EINVAL;
-		f->kind = is_unsigned ? UEL_LOC_BLOB : UEL_LOC_STR;
-		f->data_loc = tok[0][2] == 'd';
-		f->size = sizeof(uint32_t);
-		f->name = tok[ntok - 1];
-		snprintf(f->type, sizeof(f->type), "%s %schar[]", tok[0],
-			 is_unsigned ? "unsigned " : "");
-	} else {
-		is_unsigned = !strcmp(tok[0], "unsigned");
-		if (ntok != (is_unsigned ? 3 : 2))
-			return -EINVAL;
-		f->name = tok[ntok - 1];
-		ret = uel_parse_simple(tok[ntok - 2], is_unsigned, f);
-		if (ret)
-			return ret;
-	}
-	return uel_is_ident(f->name) ? 0 : -EINVAL;
-}
-
+/* Split @s at white space into at most @max words; -EINVAL if more. */
 static int uel_split(char *s, char **tok, int max)
 {
 	int n = 0;
@@ -503,45 +472,71 @@ static int uel_split(char *s, char **tok, int max)
 }
 
 /*
- * Parse @cmd (modified in place) into @fields (room for UEL_FIELDS_MAX).
- * Returns the number of fields, or -EINVAL.
+ * One field from its words: the type (one word; two after "unsigned",
+ * "struct", "__data_loc" and "__rel_loc"; three after "__data_loc
+ * unsigned" and "__rel_loc unsigned"), the name, and a struct's size.
+ * The type is written at @*types, its words joined by one space.  A
+ * missing name is empty: the kernel takes a field ending with a space.
  */
-static int uel_parse(char *cmd, const char **name, struct uel_field *fields,
-		     uint16_t *fixed)
+static int uel_parse_field(char **tok, int ntok, struct uel_field *f,
+			   char **types)
 {
-	char *args, *part, *tok[5];
-	unsigned int off = 0;
-	int n = 0, ntok, i, ret;
+	int ntype = 1, i;
 
-	if (strlen(cmd) > UEL_CMD_MAX)
+	memset(f, 0, sizeof(*f));
+	if (!strcmp(tok[0], "__data_loc") || !strcmp(tok[0], "__rel_loc"))
+		ntype = ntok > 1 && !strcmp(tok[1], "unsigned") ? 3 : 2;
+	else if (!strcmp(tok[0], "unsigned") || !strcmp(tok[0], "struct"))
+		ntype = 2;
+	if (ntok < ntype || ntok > ntype + 1 + !strcmp(tok[0], "struct"))
 		return -EINVAL;
-	/* as the kernel: the name is everything up to the first blank */
+
+	f->type = *types;
+	for (i = 0; i < ntype; i++)
+		*types += sprintf(*types, "%s%s", i ? " " : "", tok[i]);
+	(*types)++;
+	f->name = ntok > ntype ? tok[ntype] : "";
+	return uel_type_layout(f, ntok > ntype + 1 ? tok[ntype + 1] : NULL);
+}
+
+/*
+ * The payload layout of the command @cmd (split up in place) as the
+ * kernel derives it: @fields (room for UEL_FIELDS_MAX), their types
+ * written to @types (room for the length of @cmd plus one), the name.
+ * Only commands the kernel took matter, so this follows its grammar
+ * loosely: a registration of an existing name is compared with it word
+ * by word, whatever white space separates the words.
+ * Returns the number of fields, or -EINVAL when the layout is unknown.
+ */
+static int uel_parse(char *cmd, char *types, const char **name,
+		     struct uel_field *fields, uint32_t *fixed)
+{
+	char *args, *part, *tok[6];
+	uint64_t off = 0;
+	int n = 0, ntok, ret;
+
 	*name = cmd;
-	args = strpbrk(cmd, " \t\n");
-	if (args)
-		*args++ = '\0';
-	else
-		args = cmd + strlen(cmd);
-	if (!uel_is_ident(*name))
-		return -EINVAL;
+	*fixed = 0;
+	/* the name is everything up to the first space */
+	args = strchr(cmd, ' ');
+	if (!args)
+		return 0;
+	*args++ = '\0';
 
 	while ((part = strsep(&args, ";")) != NULL) {
-		ntok = uel_split(part, tok, 5);
+		ntok = uel_split(part, tok, ARRAY_SIZE(tok));
 		if (ntok < 0)
 			return ntok;
 		if (!ntok)
 			continue;
 		if (n == UEL_FIELDS_MAX)
 			return -EINVAL;
-		ret = uel_parse_field(tok, ntok, &fields[n]);
+		ret = uel_parse_field(tok, ntok, &fields[n], &types);
 		if (ret)
 			return ret;
-		for (i = 0; i < n; i++)
-			if (!strcmp(fields[i].name, fields[n].name))
-				return -EINVAL;
 		fields[n].offset = off;
 		off += fields[n].size;
-		if (off > UEL_FIXED_MAX)
+		if (off > UINT32_MAX)
 			return -EINVAL;
 		n++;
 	}
@@ -578,9 +573,10 @@ UEL_EXPORT int ue_register(struct ue_session *s, const char *command,
 {
 	struct uel_field tmp[UEL_FIELDS_MAX];
 	unsigned int want, kflags;
+	size_t len;
 	struct ue_event *e;
 	const char *name;
-	uint16_t fixed;
+	uint32_t fixed;
 	char *copy;
 	int n, ret;
 
@@ -590,29 +586,31 @@ UEL_EXPORT int ue_register(struct ue_session *s, const char *command,
 	if (!s || !command || (flags & ~UEL_ALL_FLAGS))
 		return -EINVAL;
 
-	copy = strdup(command);
+	/* the command split up, then room for the types of its fields */
+	len = strlen(command) + 1;
+	copy = malloc(2 * len);
 	if (!copy)
 		return -ENOMEM;
-	n = uel_parse(copy, &name, tmp, &fixed);
-	if (n < 0) {
-		free(copy);
-		return n;
-	}
+	memcpy(copy, command, len);
+	n = uel_parse(copy, copy + len, &name, tmp, &fixed);
 
-	e = calloc(1, sizeof(*e) + n * sizeof(e->fields[0]));
+	e = calloc(1, sizeof(*e) + (n > 0 ? n : 0) * sizeof(e->fields[0]));
 	if (!e) {
 		free(copy);
 		return -ENOMEM;
 	}
-	/* The kernel parses @command itself; @copy keeps our names. */
+	/* The kernel reads @command itself; @copy keeps our names. */
 	e->buf = copy;
 	e->name = name;
 	e->head.abi = UE_EVENT_ABI;
 	e->session = s;
 	e->fd = s->fd;
-	e->nfields = n;
-	e->fixed_size = fixed;
-	memcpy(e->fields, tmp, n * sizeof(tmp[0]));
+	e->raw_only = n < 0;
+	if (n > 0) {
+		e->nfields = n;
+		e->fixed_size = fixed;
+		memcpy(e->fields, tmp, n * sizeof(tmp[0]));
+	}
 
 	want = flags & UEL_KFLAGS;
 	kflags = want;
@@ -653,7 +651,8 @@ static const char * const uel_type_names[] = {
 	[UE_TYPE_CHAR_ARRAY] = "char", [UE_TYPE_BYTE_ARRAY] = "unsigned char",
 	[UE_TYPE_STRING] = "__rel_loc char[]",
 	[UE_TYPE_DATA_LOC_STRING] = "__data_loc char[]",
-	[UE_TYPE_BLOB] = "__rel_loc unsigned char[]",
+	/* u8, not unsigned char: a dynamic char type is a C string */
+	[UE_TYPE_BLOB] = "__rel_loc u8[]",
 	[UE_TYPE_STRUCT] = "struct",
 };
 
@@ -717,19 +716,22 @@ UEL_EXPORT int ue_register_fields(struct ue_session *s, const char *name,
 				  unsigned int nfields, unsigned int flags,
 				  struct ue_event **out)
 {
-	char cmd[UEL_CMD_MAX + 1];
-	int len;
+	char *cmd;
+	int len, ret;
 
 	if (out)
 		*out = NULL;
-	if (nfields > UEL_FIELDS_MAX)
-		return -EINVAL;
-	len = ue_format_command(cmd, sizeof(cmd), name, fields, nfields);
+	len = ue_format_command(NULL, 0, name, fields, nfields);
 	if (len < 0)
 		return len;
-	if (len >= (int)sizeof(cmd))
-		return -EINVAL;
-	return ue_register(s, cmd, flags, out);
+	/* however long: the kernel says whether it takes it */
+	cmd = malloc(len + 1);
+	if (!cmd)
+		return -ENOMEM;
+	ue_format_command(cmd, len + 1, name, fields, nfields);
+	ret = ue_register(s, cmd, flags, out);
+	free(cmd);
+	return ret;
 }
 
 UEL_EXPORT int ue_event_close(struct ue_event *e)
@@ -839,7 +841,7 @@ static bool uel_type_eq(const char *a, const char *b)
 static bool uel_format_matches(const struct ue_event *e, char *fmt)
 {
 	char *line, *save, *decl, *end, *fname, *br;
-	char type[UEL_TYPE_MAX + 16];
+	char type[1024];
 	unsigned int i = 0, off, size;
 
 	for (line = strtok_r(fmt, "\n", &save); line;
@@ -893,6 +895,9 @@ UEL_EXPORT int ue_event_tracepoint(const struct ue_event *e, char *buf,
 		return n >= (int)len ? -ENAMETOOLONG : n;
 	}
 
+	/* the versions are told apart by their fields */
+	if (e->raw_only)
+		return -EOPNOTSUPP;
 	snprintf(path, sizeof(path), "%s/events/user_events_multi", tracefs);
 	dir = opendir(path);
 	if (!dir)
@@ -1058,6 +1063,8 @@ UEL_EXPORT int ue_write_values(const struct ue_event *e,
 {
 	if (!e || nvals != e->nfields || (nvals && !vals))
 		return -EINVAL;
+	if (e->raw_only)
+		return -EOPNOTSUPP;
 	return uel_emit(e, vals);
 }
 
@@ -1069,6 +1076,8 @@ UEL_EXPORT int ue_write(const struct ue_event *e, ...)
 
 	if (!e)
 		return -EINVAL;
+	if (e->raw_only)
+		return -EOPNOTSUPP;
 
 	va_start(ap, e);
 	for (i = 0; i < e->nfields; i++) {

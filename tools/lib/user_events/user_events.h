@@ -97,7 +97,8 @@ static inline bool ue_enabled(const struct ue_event *e)
  * @UE_TYPE_BYTE_ARRAY: unsigned char[size], fixed-size bytes
  * @UE_TYPE_STRING: __rel_loc char[], a variable-length string
  * @UE_TYPE_DATA_LOC_STRING: __data_loc char[], a variable-length string
- * @UE_TYPE_BLOB: __rel_loc unsigned char[], variable-length bytes
+ * @UE_TYPE_BLOB: __rel_loc u8[], variable-length bytes (a dynamic field
+ *	of a char type, unsigned char[] included, is a NUL-terminated string)
  * @UE_TYPE_STRUCT: struct tag name size, @size opaque bytes
  */
 enum ue_type {
@@ -119,7 +120,7 @@ enum ue_type {
 
 /**
  * struct ue_field - one field of ue_register_fields()
- * @name: field name, [A-Za-z_][A-Za-z0-9_]*
+ * @name: field name, one word (the kernel decides what it accepts)
  * @type: an &enum ue_type
  * @size: bytes of %UE_TYPE_CHAR_ARRAY, %UE_TYPE_BYTE_ARRAY and
  *	%UE_TYPE_STRUCT fields; 0 for the others
@@ -137,8 +138,8 @@ struct ue_field {
  * @u: unsigned integer fields
  * @s: signed integer fields
  * @p: fixed arrays, structs, strings (NUL-terminated) and blobs
- * @len: bytes at @p for blob fields (__data_loc/__rel_loc unsigned
- *	char[]); ignored for every other field
+ * @len: bytes at @p for blob fields (__data_loc/__rel_loc of an element
+ *	type other than char: u8[], u32[]...); ignored for every other field
  */
 struct ue_value {
 	union {
@@ -208,6 +209,11 @@ int ue_session_fd(const struct ue_session *s);
  * @flags: %UE_FLAG_PERSIST, %UE_FLAG_MULTI_FORMAT, %UE_FLAG_STRICT
  * @out: receives the event
  *
+ * The command goes to the kernel as given; the library only reads it to
+ * learn the payload layout for ue_write() and ue_write_values().  Should it
+ * not know the layout of a command the kernel accepted, the event is
+ * registered all the same and can be written with ue_write_raw() only.
+ *
  * If the kernel rejects the registration with EINVAL while flags are set
  * and %UE_FLAG_STRICT is not, it is retried without
  * %UE_FLAG_MULTI_FORMAT, then without any flag (kernels before 6.10 / 6.6
@@ -219,9 +225,10 @@ int ue_session_fd(const struct ue_session *s);
  * live in memory the child also got a copy of): the child may test,
  * write and close the events it inherited without affecting the parent.
  *
- * Return: 0, -EINVAL (bad command or flags), -EADDRINUSE (the name exists
- * with other fields), -EPERM (%UE_FLAG_PERSIST without CAP_PERFMON),
- * -ENOMEM, or another negative errno from the kernel.
+ * Return: 0, -EINVAL (NULL arguments or unknown flags, or the kernel
+ * refused the command), -EADDRINUSE (the name exists with other fields),
+ * -EPERM (%UE_FLAG_PERSIST without CAP_PERFMON), -ENOMEM, or another
+ * negative errno from the kernel.
  */
 int ue_register(struct ue_session *s, const char *command, unsigned int flags,
 		struct ue_event **out);
@@ -246,7 +253,7 @@ int ue_format_command(char *buf, size_t len, const char *name,
  * @s: the session
  * @name: event name
  * @fields: the fields, in payload order
- * @nfields: number of @fields (0..64)
+ * @nfields: number of @fields
  * @flags: as for ue_register()
  * @out: receives the event
  *
@@ -318,7 +325,8 @@ unsigned int ue_event_field_count(const struct ue_event *e);
  * For a multi-format event the versioned name (name.<hex id>) is found by
  * comparing the format files of user_events_multi with the event's fields.
  *
- * Return: the length of the text, -ENOENT, -ENAMETOOLONG or another
+ * Return: the length of the text, -ENOENT, -ENAMETOOLONG, -EOPNOTSUPP (a
+ * multi-format event whose layout the library does not know) or another
  * negative errno.
  */
 int ue_event_tracepoint(const struct ue_event *e, char *buf, size_t len);
@@ -343,8 +351,11 @@ int ue_event_trace_id(const struct ue_event *e);
  *
  * One writev(), no allocation, no lock.
  *
- * Return: 0, -EBADF when no tracer is attached, -E2BIG when the payload is
- * too large, or another negative errno.
+ * Return: 0, -EBADF when no tracer is attached, -E2BIG when a string or
+ * blob does not fit a location word (65535 bytes, at offsets up to 65535)
+ * or no tracer could hold the record, -EOPNOTSUPP when the library does
+ * not know the event's layout (see ue_register()), or another negative
+ * errno.
  */
 int ue_write(const struct ue_event *e, ...);
 

@@ -213,6 +213,67 @@ FIXTURE_TEARDOWN(misc)
 		munmap(self->page, getpagesize());
 }
 
+/*
+ * Every bit of a 4-byte word (8-byte aligned and 4 bytes past that) and
+ * of an 8-byte word, one event per bit on the same word.  Whatever the
+ * byte order, enabling bit N sets exactly the value 1 << N of an integer
+ * of enable_size bytes: the one byte that holds it in memory (the last
+ * ones first on a big-endian machine) and nothing else in the page.
+ * 128 events and 256 state changes: over 30 s on the debug kernel under
+ * TCG, hence its own timeout.
+ */
+TEST_F_TIMEOUT(misc, every_bit_both_sizes, 240)
+{
+	static const struct { int size, offset; } words[] = {
+		{ 4, 0 }, { 4, 12 }, { 8, 16 },
+	};
+	const unsigned char *pg = (const unsigned char *)self->page;
+	char name[64], cmd[96];
+	int w, bit, i, size, at, want;
+	char *val;
+
+	for (w = 0; w < ARRAY_SIZE(words); w++) {
+		size = words[w].size;
+		val = self->page + words[w].offset;
+
+		for (bit = 0; bit < size * 8; bit++) {
+			snprintf(name, sizeof(name), "uet_en_every_%d_%d_%d",
+				 size, words[w].offset, bit);
+			snprintf(cmd, sizeof(cmd), "%s u32 a", name);
+			ASSERT_EQ(0, ue_reg(self->t.fd, cmd, val, size, bit, 0,
+					    NULL));
+		}
+		EXPECT_EQ(0, word_read(val, size));
+
+		for (bit = 0; bit < size * 8; bit++) {
+			snprintf(name, sizeof(name), "uet_en_every_%d_%d_%d",
+				 size, words[w].offset, bit);
+			ASSERT_EQ(0, ue_set_enable(UE_SYS, name, true));
+			ASSERT_TRUE(ue_wait_bit(val, size, bit, true));
+			EXPECT_EQ(1ull << bit, word_read(val, size))
+				TH_LOG("size %d bit %d", size, bit);
+			/* the page offset of the byte holding the bit */
+			at = words[w].offset + bit / 8;
+			if (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+				at = words[w].offset + size - 1 - bit / 8;
+			for (i = 0; i < getpagesize(); i++) {
+				want = i == at ? 1 << (bit % 8) : 0;
+				if (pg[i] != want)
+					break;
+			}
+			EXPECT_EQ(getpagesize(), i)
+				TH_LOG("size %d bit %d: page byte %d is %#x",
+				       size, bit, i, pg[i]);
+			ASSERT_EQ(0, ue_set_enable(UE_SYS, name, false));
+			ASSERT_TRUE(ue_wait_bit(val, size, bit, false));
+			EXPECT_EQ(0, word_read(val, size));
+		}
+
+		for (bit = 0; bit < size * 8; bit++)
+			ASSERT_EQ(0, ue_unreg(self->t.fd, val, bit));
+	}
+}
+
 TEST_F(misc, two_registrations_one_event)
 {
 	uint32_t *a = (uint32_t *)self->page;

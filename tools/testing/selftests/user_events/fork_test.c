@@ -303,18 +303,22 @@ TEST_F(fork, child_exit_parent_keeps)
 
 static void *map_fixed_page(void)
 {
-	static const uintptr_t hints[] = {
+	/* high ones first; the low ones fit 32-bit and 39-bit VA spaces */
+	static const unsigned long long hints[] = {
 		0x2a0000000000ull, 0x3b0000000000ull, 0x4c0000000000ull,
+		0x2a000000ull, 0x3b000000ull, 0x4c000000ull,
 	};
 	void *page;
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(hints); i++) {
-		page = mmap((void *)hints[i], getpagesize(),
+		if (hints[i] != (uintptr_t)hints[i])
+			continue;	/* beyond a 32-bit pointer */
+		page = mmap((void *)(uintptr_t)hints[i], getpagesize(),
 			    PROT_READ | PROT_WRITE,
 			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
 			    -1, 0);
-		if (page == (void *)hints[i])
+		if (page == (void *)(uintptr_t)hints[i])
 			return page;
 		if (page != MAP_FAILED)
 			munmap(page, getpagesize());

@@ -33,6 +33,13 @@
  * must fail with that defect's errno; writes to enabled events of known
  * format are predicted exactly from the payload.
  *
+ * The grammar modelled is upstream 6.12's (Documentation/trace/
+ * user_events.rst, "The command"): the name runs to the first space, words
+ * inside a field are separated by exactly one space, types are kept as
+ * written, dynamic fields take any element type, and a registration of a
+ * name that exists is compared with it as text before its fields are
+ * checked.  Not predicted: a duplicate field name (success or EINVAL).
+ *
  * The set of events stays bounded: registrations are capped and undone,
  * persistent events are deleted; after each batch user_events_status
  * must show the Active/Busy counts of before the run and no event of the
@@ -41,6 +48,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <ctype.h>
 #include <dirent.h>
 #include <sys/wait.h>
 
@@ -53,14 +61,14 @@
 #define FZ_PREFIX	"uet_fz"
 
 #define FZ_CMD_MAX	511	/* longest command the kernel takes */
-#define FZ_NAME_MAX	128
-#define FZ_FIELDS_MAX	64
+#define FZ_NAME_MAX	4096	/* a name: up to a dynamic_events line */
+#define FZ_LONG_NAME	250	/* longest name generated on purpose */
 #define FZ_ARRAY_MAX	1024
-#define FZ_PAYLOAD_MAX	4056	/* PAGE_SIZE - 40 */
 #define FZ_ENTRY	8	/* struct trace_entry before the payload */
 #define FZ_REG_SIZE	28	/* sizeof(struct user_reg) */
 #define FZ_UNREG_SIZE	16	/* sizeof(struct user_unreg) */
 #define FZ_IOV_MAX	1024	/* UIO_MAXIOV */
+#define FZ_PERF_MAX	(8192 - 12)	/* payload of a perf sample */
 
 #define FZ_LIVE_MAX	200	/* live fuzz registrations per batch */
 #define FZ_NAMES_MAX	128	/* persistent names before a clean up */
@@ -69,7 +77,23 @@
 #define FZ_KERNEL1	0xffffffff81000000ull
 #define FZ_KERNEL2	0xffff888000000000ull
 #define FZ_NONCANON	0x8000000000000000ull
-#define FZ_UNMAPPED	0x3e0000000000ull	/* kept unmapped */
+
+/*
+ * Set by fz_setup(): no page size or address layout is assumed.
+ *   fz_payload_max: the largest payload ftrace holds, PAGE_SIZE - 32:
+ *                   the ring buffer's largest event (a page less its
+ *                   16-byte header and 8 bytes) less the 8-byte
+ *                   trace_entry (without absolute timestamps)
+ *   fz_unmapped:    a user address kept unmapped (the first of a few
+ *                   candidates that is free: 32-bit programs and small
+ *                   address spaces cannot use the high one)
+ *   fz_kptr:        a pointer no write() can read through, of the
+ *                   program's own width: a kernel address, or above a
+ *                   32-bit program's address space
+ */
+static __u32 fz_payload_max;
+static __u64 fz_unmapped;
+static char *fz_kptr;
 
 /* ---------------------------------------------------------------------
  * Random numbers: one splitmix64 stream per case
@@ -241,13 +265,16 @@ static struct fz_target fz_targets[] = {
 	  { { FK_ARRAY, 16 }, { FK_ARRAY, 3 }, { FK_STRUCT, 12 } } },
 	{ "uet_fz_t2 u32 n; __data_loc char[] s", "uet_fz_t2", 0, true, 2,
 	  { { FK_SCALAR, 4 }, { FK_DL, 4, true } } },
-	{ "uet_fz_t3 __rel_loc char[] s; __data_loc unsigned char[] b; int x",
+	{ "uet_fz_t3 __rel_loc char[] s; __data_loc u8[] b; int x",
 	  "uet_fz_t3", 0, false, 3,
 	  { { FK_RL, 4, true }, { FK_DL, 4 }, { FK_SCALAR, 4 } } },
 	{ "uet_fz_t4", "uet_fz_t4", 0, false, 0, { } },
+	/* unsigned char is a char type: c is a string */
 	{ "uet_fz_t5 __data_loc char[] a; __rel_loc char[] b; __rel_loc unsigned char[] c",
 	  "uet_fz_t5", 0, true, 3,
-	  { { FK_DL, 4, true }, { FK_RL, 4, true }, { FK_RL, 4 } } },
+	  { { FK_DL, 4, true }, { FK_RL, 4, true }, { FK_RL, 4, true } } },
+	{ "uet_fz_t7 __rel_loc u32[] a; struct uet_fz_b b 5000", "uet_fz_t7", 0,
+	  true, 2, { { FK_RL, 4 }, { FK_STRUCT, 5000 } } },
 	{ "uet_fz_t6 u64 x; __data_loc char[] s", "uet_fz_t6",
 	  USER_EVENT_REG_MULTI_FORMAT, false, 2,
 	  { { FK_SCALAR, 8 }, { FK_DL, 4, true } } },
@@ -287,7 +314,7 @@ struct fz_ctx {
 	char *wguard;
 	/* files */
 	int fd_tgt, fd_main, fd_aux;
-	int perf_fd[8];
+	int perf_fd[64];
 	int nperf;
 	/* registrations and names to undo */
 	struct fz_live live[FZ_LIVE_MAX];
@@ -299,7 +326,8 @@ struct fz_ctx {
 };
 
 static struct iovec fz_iov[FZ_IOV_MAX + 80];
-static char fz_tmp[8192 + 64];
+/* a payload: up to PAGE_SIZE - 32 + 4136 bytes, 64 KiB pages included */
+static char fz_tmp[(1 << 17) + 64];
 
 /* ---------------------------------------------------------------------
  * Failure reporting
@@ -370,21 +398,27 @@ static const int fz_scalar_size[] = {
 	1, 1, 1, 2, 2, 2, 4, 4, 4, 8, 8, 1, 2, 4,
 };
 
+/* Dynamic fields: any element type; char ones are strings */
 static const char * const fz_locs[] = {
 	"__data_loc char[]", "__data_loc unsigned char[]",
 	"__rel_loc char[]", "__rel_loc unsigned char[]",
+	"__rel_loc u8[]", "__data_loc u32[]", "__rel_loc s64[]",
+	"__data_loc char[8]", "__rel_loc u32",
 };
 
 /* Types no kernel accepts */
 static const char * const fz_bad_types[] = {
-	"u128", "float", "char[]", "unsigned u32", "__data_loc char[8]",
-	"__data_loc", "__rel_loc u32", "__s32", "unsigned", "char[0]",
+	"u128", "float", "char[]", "unsigned u32", "__data_loc cpumask_t[]",
+	"__data_loc", "long", "__s32", "unsigned", "char[0]",
 	"char[1025]", "char[0x401]", "char[-1]", "char[1e3]", "char[12",
-	"unsigned char[]", "struct", "s8[4]", "u64 u64",
+	"unsigned char[]", "struct", "s8[4]", "u64 u64", "char[4]abcdefg",
+	"char[08]",
 };
 
 /* Sizes of struct fields no kernel accepts */
-static const char * const fz_bad_sizes[] = { "0", "4057", "70000", "12x", "" };
+static const char * const fz_bad_sizes[] = {
+	"0", "1073741824", "4294967296", "-1", "0x10", "12x", "",
+};
 
 /* Characters of the mutations */
 static const char fz_special[] = " \t\n;;[]:.,#-_0xX\\\"'/\r\v\f";
@@ -396,6 +430,8 @@ struct fz_cmd {
 	bool fresh;		/* name never used before */
 	bool shared;		/* name of FZ_SHARED, or of a target */
 	bool has_f0;		/* the first field is named "f0" */
+	bool lead_ws;		/* white space before the name: EINVAL */
+	bool too_long;		/* over FZ_CMD_MAX: EINVAL for the ioctl */
 	struct fz_want w;	/* parse defects (EINVAL) */
 	bool mutated;
 };
@@ -426,20 +462,39 @@ static void fz_ident(__u64 *rs, char *out, int len)
 	out[len] = '\0';
 }
 
-static const char *fz_ws(__u64 *rs)
+/*
+ * Between the words of a field: exactly one space.  Two make an empty
+ * word, always refused (a tab instead is not always: it joins two words
+ * into one, which some positions take, e.g. "__rel_loc unsigned\tchar[]").
+ */
+static const char *fz_ws(__u64 *rs, struct fz_cmd *cmd)
 {
-	static const char * const ws[] = { " ", " ", " ", "  ", "\t", " \t" };
+	if (!fz_pct(rs, 3))
+		return " ";
+	fz_defect(&cmd->w, EINVAL);
+	return fz_pct(rs, 50) ? "  " : "   ";
+}
+
+/* After the name: a space (a tab would be part of the name), then any */
+static const char *fz_lead(__u64 *rs)
+{
+	static const char * const ws[] = { " ", " ", " ", "  ", " \t", " \v" };
 
 	return ws[fz_n(rs, 6)];
 }
 
-static const char *fz_sep(__u64 *rs)
+/* Between fields: ';', then any white space or more ';' */
+static const char *fz_sep(__u64 *rs, struct fz_cmd *cmd)
 {
 	static const char * const sep[] = {
-		"; ", "; ", ";", " ;", " ; ", ";\t", ";; ", "\t;\t",
+		"; ", "; ", ";", ";\t", ";; ", ";\t ;  ", " ;", "; \t",
 	};
+	int k = fz_n(rs, 8);
 
-	return sep[fz_n(rs, 8)];
+	/* a space before the ';' makes an empty last word: refused */
+	if (k == 6)
+		fz_defect(&cmd->w, EINVAL);
+	return sep[k];
 }
 
 /*
@@ -472,12 +527,12 @@ static int fz_gen_field(struct fz_ctx *c, __u64 *rs, struct fz_cmd *cmd,
 		/* "unsigned  int": any white space between the words */
 		if (!strncmp(word, "unsigned ", 9) && fz_pct(rs, 30)) {
 			fz_put(cmd, "unsigned");
-			fz_put(cmd, fz_ws(rs));
+			fz_put(cmd, fz_ws(rs, cmd));
 			fz_put(cmd, word + 9);
 		} else {
 			fz_put(cmd, word);
 		}
-		fz_put(cmd, fz_ws(rs));
+		fz_put(cmd, fz_ws(rs, cmd));
 		fz_put(cmd, name);
 		return size;
 	case 5: case 6:
@@ -486,10 +541,13 @@ static int fz_gen_field(struct fz_ctx *c, __u64 *rs, struct fz_cmd *cmd,
 			n = budget;
 		if (n < 1)
 			break;
-		snprintf(word, sizeof(word), fz_pct(rs, 20) ? "%schar[0x%x]" :
-			 "%schar[%d]", fz_pct(rs, 30) ? "unsigned " : "", n);
+		/* N in decimal, hexadecimal or octal, kept as written */
+		k = fz_n(rs, 10);
+		snprintf(word, sizeof(word), k < 2 ? "%schar[0x%x]" :
+			 k < 3 ? "%schar[0%o]" : "%schar[%d]",
+			 fz_pct(rs, 30) ? "unsigned " : "", n);
 		fz_put(cmd, word);
-		fz_put(cmd, fz_ws(rs));
+		fz_put(cmd, fz_ws(rs, cmd));
 		fz_put(cmd, name);
 		return n;
 	case 7:
@@ -499,30 +557,30 @@ static int fz_gen_field(struct fz_ctx *c, __u64 *rs, struct fz_cmd *cmd,
 		if (n < 1)
 			break;
 		fz_put(cmd, "struct");
-		fz_put(cmd, fz_ws(rs));
+		fz_put(cmd, fz_ws(rs, cmd));
 		fz_ident(rs, word, 1 + fz_n(rs, 10));
 		fz_put(cmd, word);
-		fz_put(cmd, fz_ws(rs));
+		fz_put(cmd, fz_ws(rs, cmd));
 		fz_put(cmd, name);
-		fz_put(cmd, fz_ws(rs));
+		fz_put(cmd, fz_ws(rs, cmd));
 		snprintf(word, sizeof(word), "%d", n);
 		fz_put(cmd, word);
 		return n;
 	default:
 		if (budget < 4)
 			break;
-		k = fz_n(rs, 4);
-		if (k % 2 && fz_pct(rs, 30)) {
-			/* "__rel_loc unsigned char[]" with other spacing */
+		k = fz_n(rs, ARRAY_SIZE(fz_locs));
+		if (k < 4 && k % 2 && fz_pct(rs, 30)) {
+			/* "__rel_loc unsigned char[]", word by word */
 			fz_put(cmd, k < 2 ? "__data_loc" : "__rel_loc");
-			fz_put(cmd, fz_ws(rs));
+			fz_put(cmd, fz_ws(rs, cmd));
 			fz_put(cmd, "unsigned");
-			fz_put(cmd, fz_ws(rs));
+			fz_put(cmd, fz_ws(rs, cmd));
 			fz_put(cmd, "char[]");
 		} else {
 			fz_put(cmd, fz_locs[k]);
 		}
-		fz_put(cmd, fz_ws(rs));
+		fz_put(cmd, fz_ws(rs, cmd));
 		fz_put(cmd, name);
 		return 4;
 	}
@@ -530,7 +588,7 @@ static int fz_gen_field(struct fz_ctx *c, __u64 *rs, struct fz_cmd *cmd,
 	if (budget < 1)
 		return -1;
 	fz_put(cmd, "u8");
-	fz_put(cmd, fz_ws(rs));
+	fz_put(cmd, fz_ws(rs, cmd));
 	fz_put(cmd, name);
 	return 1;
 }
@@ -611,7 +669,7 @@ static void fz_mutate(__u64 *rs, struct fz_cmd *cmd)
  */
 static void fz_gen_cmd(struct fz_ctx *c, __u64 *rs, struct fz_cmd *cmd)
 {
-	int nf, i, budget = FZ_PAYLOAD_MAX, size, r, defect;
+	int nf, i, budget = fz_payload_max, size, r, defect;
 	char num[32];
 
 	cmd->len = 0;
@@ -621,6 +679,11 @@ static void fz_gen_cmd(struct fz_ctx *c, __u64 *rs, struct fz_cmd *cmd)
 	cmd->shared = false;
 	cmd->mutated = false;
 	cmd->has_f0 = false;
+	cmd->lead_ws = false;
+	cmd->too_long = false;
+	/* no limit but 1 GiB: sometimes structs far beyond a page */
+	if (fz_pct(rs, 5))
+		budget = 1 << 24;
 
 	r = fz_n(rs, 100);
 	if (r < 5) {
@@ -641,13 +704,16 @@ static void fz_gen_cmd(struct fz_ctx *c, __u64 *rs, struct fz_cmd *cmd)
 			 fz_n(rs, FZ_SHARED));
 		cmd->shared = true;
 	} else if (r < 30) {
-		/* long names: 128 is the limit */
-		i = fz_pct(rs, 50) ? FZ_NAME_MAX - 6 : FZ_NAME_MAX - 7 + fz_n(rs, 4);
+		/* long names: only the command's length limits them */
+		i = 120 + fz_n(rs, FZ_LONG_NAME - 120 - 6 + 1);
 		memcpy(cmd->name, FZ_PREFIX, 6);
 		fz_ident(rs, cmd->name + 6, i);
 		cmd->fresh = true;
-		if (strlen(cmd->name) > FZ_NAME_MAX)
-			fz_defect(&cmd->w, EINVAL);
+	} else if (r < 33) {
+		/* names that are no identifiers */
+		snprintf(cmd->name, sizeof(cmd->name), "%d" FZ_PREFIX ".%llu-%u",
+			 fz_n(rs, 10), c->ncase, fz_n(rs, 1000));
+		cmd->fresh = true;
 	} else {
 		snprintf(cmd->name, sizeof(cmd->name), FZ_PREFIX "_%llu_%u",
 			 c->ncase, fz_n(rs, 1000));
@@ -659,15 +725,11 @@ static void fz_gen_cmd(struct fz_ctx *c, __u64 *rs, struct fz_cmd *cmd)
 	nf = r < 15 ? 0 : r < 95 ? 1 + fz_n(rs, 6) : 60 + fz_n(rs, 8);
 	/* one known defect in 1/5 of the commands */
 	defect = fz_pct(rs, 20) ? 1 + fz_n(rs, 12) : 0;
-	if (nf > FZ_FIELDS_MAX && !defect)
-		nf = FZ_FIELDS_MAX;
-	if (nf > FZ_FIELDS_MAX)
-		fz_defect(&cmd->w, EINVAL);
 	if (nf)
-		fz_put(cmd, fz_ws(rs));
+		fz_put(cmd, fz_lead(rs));
 	for (i = 0; i < nf; i++) {
 		if (i)
-			fz_put(cmd, nf > 40 ? ";" : fz_sep(rs));
+			fz_put(cmd, nf > 40 ? ";" : fz_sep(rs, cmd));
 		if (nf > 40) {
 			/* many fields: keep them short to fit 511 bytes */
 			snprintf(num, sizeof(num), "u8 f%d", i);
@@ -691,17 +753,16 @@ static void fz_gen_cmd(struct fz_ctx *c, __u64 *rs, struct fz_cmd *cmd)
 		fz_put(cmd, " bad");
 		fz_defect(&cmd->w, EINVAL);
 		break;
-	case 2:	/* duplicate field name */
+	case 2:	/* duplicate field name: not predicted */
 		if (!nf)
 			break;
 		fz_put(cmd, "; u8 f0");
-		/* a duplicate if the first field was named f0, else a field */
-		if (cmd->has_f0 || budget < 1 || nf >= FZ_FIELDS_MAX)
-			fz_defect(&cmd->w, EINVAL);
+		if (cmd->has_f0)
+			fz_set_add(&cmd->w.extra, EINVAL);
 		break;
-	case 3:	/* bad field name */
-		fz_put(cmd, nf ? "; u32 " : " u32 ");
-		fz_put(cmd, fz_pct(rs, 50) ? "9lives" : "a-b");
+	case 3:	/* two spaces, or a tab, between the words of a field */
+		fz_put(cmd, nf ? "; u32" : " u32");
+		fz_put(cmd, fz_pct(rs, 50) ? "  a3" : "\ta3");
 		fz_defect(&cmd->w, EINVAL);
 		break;
 	case 4:	/* too many words */
@@ -714,9 +775,9 @@ static void fz_gen_cmd(struct fz_ctx *c, __u64 *rs, struct fz_cmd *cmd)
 		fz_put(cmd, num);
 		fz_defect(&cmd->w, EINVAL);
 		break;
-	case 6:	/* payload over the limit */
-		fz_put(cmd, nf ? "; struct s q1 3000; struct s q2 3000" :
-			" struct s q1 3000; struct s q2 3000");
+	case 6:	/* fixed fields of 1 GiB or more */
+		fz_put(cmd, nf ? "; struct s q1 1073741823; struct s q2 1" :
+			" struct s q1 1073741823; struct s q2 1");
 		fz_defect(&cmd->w, EINVAL);
 		break;
 	case 7:	/* text flags */
@@ -726,31 +787,45 @@ static void fz_gen_cmd(struct fz_ctx *c, __u64 *rs, struct fz_cmd *cmd)
 		cmd->len += 2;
 		fz_defect(&cmd->w, EINVAL);
 		break;
-	case 8:	/* bad event name */
-		cmd->buf[0] = "9.-"[fz_n(rs, 3)];
+	case 8:	/* a name tracefs cannot show: with a '/' */
+		cmd->buf[fz_n(rs, strlen(cmd->name))] = '/';
 		fz_defect(&cmd->w, EINVAL);
 		cmd->fresh = false;
 		cmd->shared = false;
 		break;
-	case 9:	/* exactly FZ_CMD_MAX + 1 .. + 80 bytes */
-		while (cmd->len < FZ_CMD_MAX + 1 + (int)fz_n(rs, 80))
-			fz_put(cmd, " ");
+	case 9:	/* exactly FZ_CMD_MAX + 1 .. + 80 bytes, else valid */
+		i = FZ_CMD_MAX + 1 + fz_n(rs, 80);
+		if (nf && cmd->len < i)
+			fz_put(cmd, ";");
+		while (cmd->len < i)
+			fz_put(cmd, nf ? ";" : " ");
+		cmd->too_long = true;
 		fz_defect(&cmd->w, EINVAL);
 		break;
 	case 10: /* empty name */
 		memmove(cmd->buf + 1, cmd->buf, cmd->len + 1);
 		cmd->buf[0] = ' ';
 		cmd->len++;
+		cmd->lead_ws = true;
 		fz_defect(&cmd->w, EINVAL);
 		break;
+	case 11: /* a trailing space: an empty last field name, accepted */
+		if (nf && nf <= 40 && cmd->len < FZ_CMD_MAX - 6)
+			fz_put(cmd, "; u16 ");
+		break;
 	default: /* exactly FZ_CMD_MAX bytes: still fine */
+		/* after fields, empty ones; white space alone after a name */
+		if (nf && cmd->len < FZ_CMD_MAX)
+			fz_put(cmd, ";");
 		while (cmd->len < FZ_CMD_MAX)
-			fz_put(cmd, " ");
+			fz_put(cmd, nf ? ";" : " ");
 		break;
 	}
 	/* a valid command may have gone over the limit by itself */
-	if (cmd->len > FZ_CMD_MAX && !cmd->w.ndef)
+	if (cmd->len > FZ_CMD_MAX && !cmd->w.ndef) {
+		cmd->too_long = true;
 		fz_defect(&cmd->w, EINVAL);
+	}
 
 	if (fz_pct(rs, 25)) {
 		fz_mutate(rs, cmd);
@@ -758,10 +833,10 @@ static void fz_gen_cmd(struct fz_ctx *c, __u64 *rs, struct fz_cmd *cmd)
 	}
 }
 
-/* The name the kernel saw in @cmd (up to white space); "" if invalid */
+/* The name the kernel saw in @cmd (up to a space); "" if invalid */
 static void fz_cmd_name(const char *buf, char *name, size_t len)
 {
-	size_t n = strcspn(buf, " \t\n");
+	size_t n = strcspn(buf, " ");
 
 	if (n > FZ_NAME_MAX || n >= len)
 		n = 0;
@@ -807,11 +882,21 @@ enum fz_addr {
 	FA_UNMAPPED, FA_RO, FA_NONE, FA_NR
 };
 
-/* The kernel's view of a registered bit: the long holding it, bit in it */
+/*
+ * Where a registered bit is: the long holding it and byte * 8 + bit in
+ * that byte, the same for a 4- or 8-byte word on either byte order.
+ */
 static void fz_lbit(__u64 addr, int size, int bit, __u64 *l, int *lb)
 {
-	*l = addr & ~7ull;
-	*lb = (addr & 7) * 8 + bit;
+	/* the byte holding the bit: the word's last byte first on big-endian */
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	__u64 byte = addr + size - 1 - bit / 8;
+#else
+	__u64 byte = addr + bit / 8;
+#endif
+
+	*l = byte & ~7ull;
+	*lb = (byte & 7) * 8 + bit % 8;
 }
 
 static int fz_live_find(struct fz_ctx *c, __u64 addr, int size, int bit,
@@ -852,7 +937,7 @@ static void fz_live_add(struct fz_ctx *c, __u64 addr, int size, int bit,
 /* A pointer no read can go through */
 static __u64 fz_bad_ptr(struct fz_ctx *c, __u64 *rs)
 {
-	const __u64 bad[] = { 0, FZ_KERNEL1, FZ_UNMAPPED, (uintptr_t)c->none };
+	const __u64 bad[] = { 0, FZ_KERNEL1, fz_unmapped, (uintptr_t)c->none };
 
 	return bad[fz_n(rs, 4)];
 }
@@ -948,7 +1033,7 @@ static void fz_case_reg(struct fz_ctx *c, __u64 *rs)
 		fz_defect(&w, EFAULT);
 		break;
 	case FA_UNMAPPED:
-		addr = FZ_UNMAPPED + 8 * fz_n(rs, 64);
+		addr = fz_unmapped + 8 * fz_n(rs, 64);
 		fz_defect(&w, EFAULT);
 		break;
 	case FA_RO:
@@ -1085,10 +1170,14 @@ static void fz_case_reg(struct fz_ctx *c, __u64 *rs)
 		fz_live_add(c, addr, esize, bit, ret != 0);
 		if (ret == 0)
 			c->sh->created++;
-		if (reg.flags & USER_EVENT_REG_PERSIST) {
-			fz_cmd_name(cmd.buf, name, sizeof(name));
-			fz_track_name(c, name);
-		}
+	}
+	/*
+	 * A persistent event is created before the enable word is checked,
+	 * and stays when that check fails (as upstream): track it anyway.
+	 */
+	if ((reg.flags & USER_EVENT_REG_PERSIST) && !bad_cmd) {
+		fz_cmd_name(cmd.buf, name, sizeof(name));
+		fz_track_name(c, name);
 	}
 }
 
@@ -1096,8 +1185,8 @@ static void fz_case_reg(struct fz_ctx *c, __u64 *rs)
  * DIAG_IOCSUNREG
  */
 
-static const __u64 fz_unreg_addrs[] = {
-	0, FZ_KERNEL1, FZ_NONCANON, FZ_UNMAPPED,
+static __u64 fz_unreg_addrs[] = {
+	0, FZ_KERNEL1, FZ_NONCANON, 0 /* fz_unmapped, by fz_setup() */,
 };
 
 static void fz_case_unreg(struct fz_ctx *c, __u64 *rs)
@@ -1310,12 +1399,12 @@ static __u32 fz_gen_payload(__u64 *rs, const struct fz_target *t,
 		len = fz_n(rs, t->size + 1);
 		break;
 	case 1:	/* over the limit */
-		len = FZ_PAYLOAD_MAX + 1 + fz_n(rs, 8192 - FZ_PAYLOAD_MAX);
+		len = fz_payload_max + 1 + fz_n(rs, 4136);	/* 8 KiB at 4K */
 		for (i = end; i < (int)len; i++)
 			p[i] = fz_rnd(rs);
 		break;
 	case 2:	/* right at the limit */
-		len = FZ_PAYLOAD_MAX - fz_n(rs, 2);
+		len = fz_payload_max - fz_n(rs, 2);
 		if (len < end)
 			len = end;
 		for (i = end; i < (int)len; i++)
@@ -1399,10 +1488,17 @@ static void fz_case_write(struct fz_ctx *c, __u64 *rs)
 	} else if (count < 4 || readable < 4) {
 		w = (struct fz_want){ .ndef = 1, .err = EFAULT };
 	} else if (t) {
-		/* enabled, known format: exact */
+		/*
+		 * enabled, known format: exact.  Too big means too big for
+		 * every attached consumer: ftrace holds fz_payload_max bytes,
+		 * perf FZ_PERF_MAX; a consumer too small drops it alone.
+		 */
+		bool big = plen > fz_payload_max &&
+			   (!t->perf || plen > FZ_PERF_MAX);
+
 		if (plen < (__u32)t->size) {
 			fz_defect(&w, EINVAL);
-		} else if (plen > FZ_PAYLOAD_MAX) {
+		} else if (big) {
 			fz_defect(&w, E2BIG);
 		} else if (readable < count) {
 			fz_defect(&w, EFAULT);
@@ -1417,7 +1513,7 @@ static void fz_case_write(struct fz_ctx *c, __u64 *rs)
 
 	if (!vec) {
 		if (fz_pct(rs, 2) && count) {
-			dst = (char *)(uintptr_t)FZ_KERNEL1;
+			dst = fz_kptr;
 			kptr = true;
 		}
 		ret = write(fd, dst, count);
@@ -1443,7 +1539,7 @@ static void fz_case_write(struct fz_ctx *c, __u64 *rs)
 			/* a kernel pointer in a non-empty iovec */
 			for (i = 0; i < niov && !fz_iov[i].iov_len; i++)
 				;
-			fz_iov[i].iov_base = (void *)(uintptr_t)FZ_KERNEL1;
+			fz_iov[i].iov_base = fz_kptr;
 			kptr = true;
 		}
 		ret = writev(fd, fz_iov, niov);
@@ -1559,6 +1655,14 @@ static void fz_case_dyn(struct fz_ctx *c, __u64 *rs)
 		w = cmd.w;
 		if (cmd.shared)
 			fz_set_add(&w.extra, EADDRINUSE);
+		/* white space after "u:" is skipped: drop it, no defect */
+		if (cmd.lead_ws && !cmd.mutated && cmd.buf[0] == ' ') {
+			memmove(cmd.buf, cmd.buf + 1, cmd.len--);
+			w.ndef--;
+		}
+		/* 511 bytes is the ioctl's limit: a line may be longer */
+		if (cmd.too_long && !cmd.mutated)
+			w.ndef--;
 		memcpy(line, "u:", 2);
 		memcpy(line + 2, cmd.buf, cmd.len);
 		len = cmd.len + 2;
@@ -1619,7 +1723,8 @@ static void fz_case_dyn(struct fz_ctx *c, __u64 *rs)
 	if (!w.unknown && w.ndef <= 1)
 		c->sh->predicted++;
 	if (!fz_check(c, OP_DYN, ret, &s)) {
-		fz_fail(c, OP_DYN, ret, &s, "line \"%s\"", fz_show(line, len));
+		fz_fail(c, OP_DYN, ret, &s, "%zu bytes: \"%s\"", len,
+			fz_show(line, len));
 		return;
 	}
 	if (!ret && !strncmp(line, "u:", 2)) {
@@ -1627,7 +1732,10 @@ static void fz_case_dyn(struct fz_ctx *c, __u64 *rs)
 		hash = strchr(line, '#');
 		if (hash)
 			*hash = '\0';
-		fz_cmd_name(line + 2, name, sizeof(name));
+		/* the kernel skips white space after "u:" */
+		for (i = 2; isspace((unsigned char)line[i]); i++)
+			;
+		fz_cmd_name(line + i, name, sizeof(name));
 		fz_track_name(c, name);
 		c->sh->created++;
 	}
@@ -1711,7 +1819,16 @@ static void fz_delete_names(struct fz_ctx *c, bool targets_live)
 
 		for (t = 0; t < FZ_NTARGETS; t++)
 			tgt |= !strcmp(c->names[i], fz_targets[t].name);
-		ret = ue_del_name(c->names[i]);
+		/*
+		 * DIAG_IOCSDEL reads at most FZ_CMD_MAX bytes of name; a
+		 * longer one (made through dynamic_events) goes there too.
+		 */
+		if (strlen(c->names[i]) > FZ_CMD_MAX) {
+			snprintf(fz_tmp, sizeof(fz_tmp), "-:%s", c->names[i]);
+			ret = fz_dyn_write(fz_tmp, strlen(fz_tmp));
+		} else {
+			ret = ue_del_name(c->names[i]);
+		}
 		s = fz_set_of(true, tgt && targets_live ? fz_enoent_ebusy :
 			      fz_enoent);
 		if (!fz_check(c, OP_DEL, ret, &s))
@@ -1769,6 +1886,11 @@ static char *fz_map(size_t len, int prot)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* Candidates for fz_unmapped: high for 64-bit, low for 32-bit programs */
+static const unsigned long long fz_holes[] = {
+	0x3e0000000000ull, 0x3e00000000ull, 0x3e000000ull,
+};
+
 static int fz_setup(struct fz_ctx *c)
 {
 	struct perf_event_attr attr;
@@ -1789,12 +1911,27 @@ static int fz_setup(struct fz_ctx *c)
 	if (mprotect(c->guard, c->page, PROT_NONE) ||
 	    mprotect(c->wguard, c->page, PROT_NONE))
 		return -errno;
-	/* make sure nothing is mapped at FZ_UNMAPPED */
-	hole = mmap((void *)(uintptr_t)FZ_UNMAPPED, c->page, PROT_READ,
-		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-	if (hole != (void *)(uintptr_t)FZ_UNMAPPED)
+	fz_payload_max = c->page - 32;
+	if ((size_t)fz_payload_max + 4136 + 4 > sizeof(fz_tmp))
+		return -E2BIG;
+	/* beyond a 32-bit program's address space, or the kernel's */
+	fz_kptr = sizeof(void *) == 4 ? (char *)(uintptr_t)0xfffff000u :
+		  (char *)(uintptr_t)FZ_KERNEL1;
+	/* an address nothing is mapped at (and nothing will be) */
+	for (i = 0; i < ARRAY_SIZE(fz_holes) && !fz_unmapped; i++) {
+		if (fz_holes[i] != (uintptr_t)fz_holes[i])
+			continue;	/* beyond a 32-bit pointer */
+		hole = mmap((void *)(uintptr_t)fz_holes[i], c->page, PROT_READ,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+			    -1, 0);
+		if (hole == (void *)(uintptr_t)fz_holes[i])
+			fz_unmapped = fz_holes[i];
+		if (hole != MAP_FAILED)
+			munmap(hole, c->page);
+	}
+	if (!fz_unmapped)
 		return -EEXIST;
-	munmap(hole, c->page);
+	fz_unreg_addrs[3] = fz_unmapped;
 
 	ue_tracing_on();
 	c->fd_tgt = ue_open_data();
@@ -1828,7 +1965,9 @@ static int fz_setup(struct fz_ctx *c)
 		if (!t->perf)
 			continue;
 		id = ue_event_id(sys, t->tp);
-		for (cpu = 0; cpu < ncpus && c->nperf < 8; cpu++) {
+		for (cpu = 0; cpu < ncpus; cpu++) {
+			if (c->nperf == ARRAY_SIZE(c->perf_fd))
+				return -ENOSPC;
 			memset(&attr, 0, sizeof(attr));
 			attr.size = sizeof(attr);
 			attr.type = PERF_TYPE_TRACEPOINT;

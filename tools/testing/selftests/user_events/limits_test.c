@@ -7,8 +7,11 @@
  * The per-file cap of 65536 write indexes is not reachable with the
  * default user_events_max, so it is not tested.
  *
- * PARTLY EXPECTED TO FAIL ON UPSTREAM (6.12): it accepts
- * user_events_max=0 and frees unused events after a delay.
+ * kernel.user_events_max is unsigned, as upstream's: 0 is accepted and
+ * stops the creation of events, a negative value is EINVAL.
+ *
+ * PARTLY EXPECTED TO FAIL ON UPSTREAM (6.12): it frees unused events
+ * after a delay.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -149,10 +152,23 @@ TEST_F(limits, sysctl_values)
 	orig = read_max();
 	ASSERT_GT(orig, 0);
 
-	EXPECT_EQ(-EINVAL, write_max("0"));
 	EXPECT_EQ(-EINVAL, write_max("-1"));
 	EXPECT_EQ(-EINVAL, write_max("many"));
+	EXPECT_EQ(-EINVAL, write_max("4294967296"));
 	EXPECT_EQ(orig, read_max());
+
+	/* 0: no new event, through any path; existing ones still register */
+	ASSERT_EQ(0, SLOT_REG(0, "uet_li_zero0 u32 a", 0));
+	EXPECT_EQ(0, write_max("0"));
+	EXPECT_EQ(0, read_max());
+	EXPECT_EQ(-EMFILE, SLOT_REG(1, "uet_li_zero1 u32 a", 0));
+	EXPECT_EQ(-EMFILE, SLOT_REG(1, "uet_li_zero0 u32 a", MULTI));
+	EXPECT_EQ(-EMFILE, ue_dyn_cmd("u:uet_li_zero1 u32 a"));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_li_zero1"));
+	EXPECT_EQ(0, SLOT_REG(1, "uet_li_zero0 u32 a", 0));
+	SLOT_DROP(1);
+	SLOT_DROP(0);
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_li_zero0"));
 
 	EXPECT_EQ(0, set_max(1));
 	EXPECT_EQ(1, read_max());

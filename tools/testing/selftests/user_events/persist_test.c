@@ -96,6 +96,31 @@ TEST_F(persist, survives_last_user)
 	EXPECT_EQ(-ENOENT, ue_del_name("uet_pe_survive"));
 }
 
+/*
+ * The flag on a registration that finds the event already there (not
+ * persistent) shares it and changes nothing, as upstream: the event goes
+ * with its last user.
+ */
+TEST_F(persist, flag_on_existing_event)
+{
+	__u32 i1, i2;
+	int fd;
+
+	fd = ue_open_data();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ue_reg(fd, "uet_pe_late u32 a", self->page, 4, 0, 0, &i1));
+	ue_track_del(&self->t, "uet_pe_late");
+	ASSERT_EQ(0, ue_reg(fd, "uet_pe_late u32 a", self->page, 4, 1, PERSIST,
+			    &i2));
+	EXPECT_EQ(i1, i2);
+	EXPECT_EQ(0, ue_unreg(fd, self->page, 0));
+	EXPECT_EQ(0, ue_unreg(fd, self->page, 1));
+	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_pe_late"));
+	close(fd);
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_late"));
+	EXPECT_EQ(-ENOENT, ue_del_name("uet_pe_late"));
+}
+
 /* A persistent event nobody uses keeps its fields. */
 TEST_F(persist, keeps_format)
 {

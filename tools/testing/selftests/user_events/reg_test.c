@@ -209,8 +209,10 @@ TEST_F(reg, unmapped_addr)
 	EXPECT_EQ(-EFAULT, ue_reg(fd, cmd, gone + 8, 8, 3, 0, NULL));
 	EXPECT_EQ(-EFAULT, ue_reg(fd, cmd, NULL, 4, 0, 0, NULL));
 
-	/* Kernel half of the address space */
-	EXPECT_EQ(-EFAULT, ue_reg(fd, cmd, (void *)(uintptr_t)0xffffffffff600000ull,
+	/* Kernel half of the address space (32-bit: above its top page) */
+	EXPECT_EQ(-EFAULT, ue_reg(fd, cmd, sizeof(void *) == 4 ?
+				  (void *)(uintptr_t)0xfffff000u :
+				  (void *)(uintptr_t)0xffffffffff600000ull,
 				  8, 0, 0, NULL));
 	EXPECT_EQ(-EFAULT, ue_reg(fd, cmd, (void *)-8l, 8, 0, 0, NULL));
 
@@ -276,7 +278,9 @@ TEST_F(reg, name_conflict_fields)
 		"uet_reg_conflict u32 a; u32 b",
 		"uet_reg_conflict",
 		"uet_reg_conflict s32 a",
+		"uet_reg_conflict unsigned int a",	/* compared as text */
 		"uet_reg_conflict char[4] a",
+		"uet_reg_conflict u32 a ;",		/* ";" a word alone */
 	};
 	int i;
 
@@ -304,6 +308,8 @@ TEST_F(reg, spacing_equivalent)
 		"uet_reg_space u32 x; u32 y;",
 		"uet_reg_space u32 x;  u32 y",
 		"uet_reg_space  u32 x;u32 y",
+		/* the words are compared, split at any white space */
+		"uet_reg_space u32  x;\tu32\ty ",
 	};
 	__u32 first, idx;
 	int i;
@@ -338,6 +344,12 @@ TEST_F(reg, malformed)
 		"uet_reg_bad __data_loc",		/* incomplete */
 		"uet_reg_bad:flag u32 a",		/* no text flags exist */
 		"uet_reg_bad u32 a; u64",		/* second field broken */
+		"uet_reg_bad u32  a",			/* two spaces */
+		"uet_reg_bad u32\ta",			/* a tab in a field */
+		"uet_reg_bad u32 a ;u32 b",		/* a space before ';' */
+		"uet_reg_bad char[0x0000001] a",	/* over 7 bytes after [ */
+		"uet_reg_bad __data_loc cpumask_t[] a",	/* filters over-read */
+		"uet/reg_bad u32 a",			/* no tracefs directory */
 	};
 	int i;
 
@@ -401,6 +413,9 @@ TEST_F(reg, all_types)
 		"__data_loc char[]", "__data_loc unsigned char[]",
 		"__rel_loc char[]", "__rel_loc unsigned char[]",
 		"struct mystruct 24",
+		/* any dynamic element type; array sizes in any base */
+		"__rel_loc u8[]", "__data_loc u32[]", "char[0x10]",
+		"unsigned char[010]",
 	};
 	char cmd[128], name[64];
 	int i;

@@ -46,6 +46,8 @@ static int synth_cmd(const char *cmd)
 
 FIXTURE_SETUP(synth)
 {
+	char path[PATH_MAX];
+
 	self->s = NULL;
 	self->synth = false;
 	self->trig_start = false;
@@ -53,9 +55,14 @@ FIXTURE_SETUP(synth)
 	self->enabled = false;
 	if (!ue_available())
 		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
+	if (access(ue_tpath(path, sizeof(path), "synthetic_events"), F_OK))
+		SKIP(return, "no synthetic_events (CONFIG_SYNTH_EVENTS?)");
 	ASSERT_EQ(0, ue_session_open(NULL, &self->s));
 	ASSERT_EQ(0, ue_register(self->s, SY_START " u64 id", 0, &self->start));
 	ASSERT_EQ(0, ue_register(self->s, SY_END " u64 id", 0, &self->end));
+	ue_tpath(path, sizeof(path), "events/%s/%s/hist", UE_SYS, SY_START);
+	if (access(path, F_OK))
+		SKIP(return, "no hist file (CONFIG_HIST_TRIGGERS?)");
 	ASSERT_EQ(0, ue_tracing_on());
 	ASSERT_EQ(0, ue_trace_clear());
 }

@@ -685,6 +685,22 @@ static inline bool ue_dyn_line(const char *name, char *out, size_t len)
 	return found;
 }
 
+/* Number of dynamic_events lines that read exactly @want. */
+static inline int ue_dyn_count(const char *want)
+{
+	char path[PATH_MAX], *text, *line, *save;
+	int n = 0;
+
+	text = ue_read_all(ue_tpath(path, sizeof(path), "dynamic_events"));
+	if (!text)
+		return -1;
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		n += !strcmp(line, want);
+	free(text);
+	return n;
+}
+
 /*
  * Run @fn(@arg) in a child process (same uid) that dropped the
  * capabilities @caps from its effective and permitted sets.  Returns what
