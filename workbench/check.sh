@@ -17,7 +17,10 @@
 #                       output (default 1: at the same time, output buffered;
 #                       ~10 min instead of ~18 for test + debug)
 #   SELFTESTS=dir       selftest sources to use instead of the series' ones
-#   SELFTEST_TIMEOUT=s  bound for each selftest binary in the guest (300)
+#   SELFTEST_TIMEOUT=s  bound for each selftest binary in the guest when
+#                       there is no kselftest install (300; otherwise the
+#                       runner applies the collection's "settings")
+#   KUNIT_PY=0          test kernel: no kunit.py run (workbench/kunit.sh)
 #   TIMEOUT=s           bound for one boot (vm.sh: 600; debug kernel: 2400)
 #   CHECK_PHASE=build|run  (internal) only build, or only boot and summarize
 set -euo pipefail
@@ -113,7 +116,8 @@ if [ $# -gt 1 ]; then
 		done
 		# KUnit reports in the console log, selftests only in tap/
 		{ grep -h -B 4 -E '\] +not ok [0-9]' "$res/console.log" \
-			2>/dev/null || true; } | tail -n 20 | sed "s/^/    $k kunit: /"
+			"$res/kunit.log" 2>/dev/null || true; } |
+			tail -n 20 | sed "s/^/    $k kunit: /"
 	done
 	log "make check: total $(since "$t0")s"
 	echo "$tp passed, $tf failed, $ts skipped"
@@ -134,12 +138,26 @@ if [ "$phase" != run ]; then
 	ensure_deps
 	build_kernel
 	build_selftests
+	# x86_64 test kernel: the 32-bit programs too, as NAME32 suites
+	if [ "$ARCH" = x86_64 ] && [ "$KERNEL" = test ]; then
+		build_selftests32 "$RES.selftests32"
+		merge_selftests32 "$SELFTESTS_OUT" "$RES.selftests32"
+	fi
 	build_sample
+	# upstream's recorded conformance log, replayed here (conformance_test)
+	"$WB_DIR/conformance.sh" install "$SELFTESTS_OUT"
+	# the KUnit suites through kunit.py too (kernel in build/obj-kunit)
+	[ "$KERNEL" = test ] && [ "$ARCH" = x86_64 ] &&
+		[ "${KUNIT_PY:-1}" = 1 ] && "$WB_DIR/kunit.sh" build
 fi
 [ "$phase" = build ] && exit 0
 
-# the whole suite on the debug kernel takes several times longer
+# the whole suite on the debug kernel takes several times longer, and so
+# it does under TCG on a foreign architecture
 [ "$KERNEL" = debug ] && export TIMEOUT=${TIMEOUT:-2400}
+[ "$ARCH" = x86_64 ] || export TIMEOUT=${TIMEOUT:-2400}
+# the test kernel runs every selftest twice (64- and 32-bit programs)
+[ -f "$RES.selftests32/.list" ] && export TIMEOUT=${TIMEOUT:-1500}
 expect=(--expect-selftests)
 grep -q '^CONFIG_USER_EVENTS_KUNIT_TEST=y' "$OBJ/.config" && expect+=(--expect-kunit)
 # with several kernels the guest output only goes to $RES/output
@@ -149,13 +167,27 @@ set +e
 VM_RESULTS=$RES VM_QUIET=${VM_QUIET:-0} "$WB_DIR/vm.sh" \
 	"sh $WB_DIR/guest-check.sh $SELFTESTS_OUT ${SELFTEST_TIMEOUT:-300}" > "$out"
 vmrc=$?
+kunitrc=0
+if [ "$KERNEL" = test ] && [ "$ARCH" = x86_64 ] && [ "${KUNIT_PY:-1}" = 1 ]; then
+	"$WB_DIR/kunit.sh" exec "$RES" || kunitrc=$?
+	expect+=(--kunit-log "$RES/kunit.log" --expect-kunit-py)
+	[ $kunitrc -eq 0 ] || log "FAIL: kunit.py exec exited $kunitrc ($RES/kunit.out)"
+fi
 set -e
 echo
 vm_explain "$vmrc"
 echo "===== results ($KERNEL kernel, console log: $RES/console.log)"
 prc=0
+# a foreign guest has no perf, trace-cmd, ...: arch/allowed-skips.<arch> too
+skips=$WB_DIR/allowed-skips
+if [ -f "$WB_DIR/arch/allowed-skips.$ARCH" ]; then
+	skips=$RES.allowed-skips
+	cat "$WB_DIR/allowed-skips" "$WB_DIR/arch/allowed-skips.$ARCH" > "$skips"
+fi
 python3 "$WB_DIR/parse-results.py" --console "$RES/console.log" \
-	--tap-dir "$RES/tap" --allowed-skips "$WB_DIR/allowed-skips" \
+	--tap-dir "$RES/tap" --allowed-skips "$skips" \
+	--kselftest-dir "$RES/kselftest" --selftest-src "$(selftest_src)" \
+	--durations "$RES/durations.txt" \
 	"${expect[@]}" > "$RES/results.txt" 2>&1 || prc=$?
 # the summary line "N passed, M failed, K skipped" is the last line
 sed '$d' "$RES/results.txt"
@@ -168,6 +200,6 @@ if [ -n "${CHECK_LABEL:-}" ]; then
 else
 	echo "$last"
 fi
-[ $vmrc -eq 0 ] && [ $prc -eq 0 ]
+[ $vmrc -eq 0 ] && [ $prc -eq 0 ] && [ $kunitrc -eq 0 ]
 exit
 }

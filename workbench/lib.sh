@@ -23,19 +23,51 @@ test|debug|upstream) ;;
 *) die "KERNEL must be test, debug or upstream (got '$KERNEL')" ;;
 esac
 
-OBJ=$BUILD/obj-$KERNEL
+# ARCH=x86_64 (default), arm64 or s390x; PAGES=4k (default) or 64k (arm64).
+# The other architectures build with Debian's cross compilers into
+# build/obj-<arch>[-64k][-<kernel>] and boot an initramfs made by
+# workbench/arch/initramfs.sh (see workbench/arch/README).
+ARCH=${ARCH:-x86_64}
+PAGES=${PAGES:-4k}
+case $ARCH/$PAGES in
+x86_64/4k) KARCH=x86_64 CROSS= KIMAGE=arch/x86/boot/bzImage ;;
+arm64/4k|arm64/64k)
+	KARCH=arm64 CROSS=aarch64-linux-gnu- KIMAGE=arch/arm64/boot/Image ;;
+s390x/4k) KARCH=s390 CROSS=s390x-linux-gnu- KIMAGE=arch/s390/boot/bzImage ;;
+*) die "ARCH must be x86_64, arm64 or s390x, PAGES 4k or 64k (arm64 only); got ARCH=$ARCH PAGES=$PAGES" ;;
+esac
+if [ "$ARCH" = x86_64 ]; then
+	OBJ=$BUILD/obj-$KERNEL
+else
+	[ "$KERNEL" = upstream ] && die "KERNEL=upstream is x86_64 only"
+	OBJ=$BUILD/obj-$ARCH
+	[ "$PAGES" = 4k ] || OBJ+=-$PAGES
+	[ "$KERNEL" = test ] || OBJ+=-$KERNEL
+fi
 if [ "$KERNEL" = upstream ]; then SRC=$BUILD/upstream; else SRC=$BUILD/src; fi
+# The selftests' compiler: static programs for a foreign guest (its
+# userspace is an initramfs); build_selftests32 sets them for i686.
+SELFTEST_CC=${SELFTEST_CC:-${CROSS}gcc}
+[ -n "$CROSS" ] && SELFTEST_LDFLAGS=${SELFTEST_LDFLAGS:--static}
+SELFTEST_LDFLAGS=${SELFTEST_LDFLAGS:-}
 
 # Install the Debian packages we need, only if some are missing.
 ensure_deps() {
 	local pkgs=(make gcc libc6-dev flex bison bc libelf-dev libssl-dev cpio
 		    kmod dwarves python3 xz-utils ccache qemu-system-x86 patch git
-		    linux-perf trace-cmd "$@")
+		    linux-perf trace-cmd rsync gcc-i686-linux-gnu
+		    libc6-dev-i386-cross "$@")
 	local missing=() p
+	case $ARCH in
+	arm64) pkgs+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm) ;;
+	s390x) pkgs+=(gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-system-misc) ;;
+	esac
 	for p in "${pkgs[@]}"; do
 		dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 	done
 	[ -e "$TARBALL" ] || missing+=(linux-source-6.12)
+	# a foreign guest's busybox: Debian's package, unpacked in build/arch
+	[ "$ARCH" = x86_64 ] || "$WB_DIR/arch/initramfs.sh" busybox
 	[ ${#missing[@]} -eq 0 ] && return 0
 	log "installing missing packages: ${missing[*]}"
 	local sudo=
@@ -187,7 +219,16 @@ fragment() {
 	test) cat "$WB_DIR/config/test.config" ;;
 	debug) cat "$WB_DIR/config/test.config" "$WB_DIR/config/debug.config" ;;
 	upstream) grep -v 'USER_EVENTS_KUNIT_TEST' "$WB_DIR/config/test.config" ;;
-	esac
+	esac |
+	if [ "$ARCH" = x86_64 ]; then cat; else
+		# the x86-only symbols out, the architecture's own in
+		grep -vxEf <(sed -n 's/^\(CONFIG_[A-Z0-9_]*\)$/\1=.*/p' \
+			"$WB_DIR/arch/x86-only.list")
+		cat "$WB_DIR/arch/$ARCH.config"
+		if [ -f "$WB_DIR/arch/$ARCH-$PAGES.config" ]; then
+			cat "$WB_DIR/arch/$ARCH-$PAGES.config"
+		fi
+	fi
 	# EXTRA_CONFIG="CONFIG_FOO=y CONFIG_BAR=y" adds symbols (e.g. to try
 	# an existing KUnit suite).
 	local c
@@ -215,9 +256,10 @@ verify_config() {
 }
 
 kmake() {
-	local cc=gcc
-	command -v ccache >/dev/null && cc="ccache gcc"
-	make -C "$SRC" O="$OBJ" ARCH=x86_64 CC="$cc" -j"$NPROC" ${KMAKE_FLAGS:-} "$@"
+	local cc=${CROSS}gcc
+	command -v ccache >/dev/null && cc="ccache $cc"
+	make -C "$SRC" O="$OBJ" ARCH="$KARCH" CROSS_COMPILE="$CROSS" CC="$cc" \
+		-j"$NPROC" ${KMAKE_FLAGS:-} "$@"
 }
 
 configure() {
@@ -247,8 +289,8 @@ build_kernel() {
 	fi
 	prepare_tree
 	configure
-	log "building $KERNEL kernel in $OBJ"
-	kmake -s bzImage
+	log "building $KERNEL kernel ($ARCH) in $OBJ"
+	kmake -s "$(basename "$KIMAGE")"
 	kmake -s headers_install INSTALL_HDR_PATH="$OBJ/usr" >/dev/null
 	verify_config "$OBJ/.wb-fragment" "$OBJ/.config" || die "config check failed"
 	exec 9>&-
@@ -257,8 +299,11 @@ build_kernel() {
 # Host-side userspace builds against the installed headers.
 build_sample() {
 	mkdir -p "$OBJ/samples"
-	gcc -O2 -Wall -Wextra -isystem "$OBJ/usr/include" \
+	$SELFTEST_CC $SELFTEST_LDFLAGS -O2 -Wall -Wextra \
+		-isystem "$OBJ/usr/include" \
 		-o "$OBJ/samples/example" "$REPO/samples/user_events/example.c"
+	# the library's checks run on the host (x86_64 only)
+	[ -z "$CROSS" ] || return 0
 	# libuser_events (.a, .so, .pc, example) into $OBJ/lib/user_events
 	make -s -C "$REPO/tools/lib/user_events" O="$OBJ/lib/user_events" \
 		check >/dev/null || die "tools/lib/user_events failed to build"
@@ -281,7 +326,8 @@ build_upstream_selftests() {
 	local out=$1 t
 	local up=$PRISTINE/tools/testing/selftests/user_events
 	for t in "${UPSTREAM_SELFTESTS[@]}"; do
-		if ! gcc -g -Wall -isystem "$OBJ/usr/include" -Wl,-no-as-needed \
+		if ! $SELFTEST_CC $SELFTEST_LDFLAGS -g -Wall \
+			-isystem "$OBJ/usr/include" -Wl,-no-as-needed \
 			-o "$out/upstream_${t}_test" "$up/${t}_test.c" \
 			-lrt -lpthread -lm >> "$out/build.log" 2>&1; then
 			cat "$out/build.log" >&2
@@ -291,7 +337,7 @@ build_upstream_selftests() {
 }
 
 build_selftests() {
-	local dir out
+	local dir out target= t
 	dir=$(selftest_src)
 	out=${SELFTESTS_OUT:-$OBJ/selftests}	# make check: a private copy
 	rm -rf "$out"
@@ -302,12 +348,21 @@ build_selftests() {
 	[ -f "$harness/kselftest_harness.h" ] || harness=$PRISTINE/tools/testing/selftests
 	[ -d "$dir" ] || { log "no selftests dir $dir"; return 0; }
 	if [ -f "$dir/Makefile" ] && [ -f "$dir/../lib.mk" ]; then
-		log "building selftests with $dir/Makefile"
-		if ! make -s -C "$dir" OUTPUT="$out" KHDR_INCLUDES="$inc" \
-			CC=gcc > "$out/build.log" 2>&1; then
+		# The kernel's way: "make install" of the collection puts
+		# run_kselftest.sh, the runner, settings and the programs in
+		# $out/ksft (objects in $out/obj); guest-check.sh runs it.
+		target=$(basename "$dir")
+		log "building selftests: kselftest install of $dir"
+		if ! make -s -C "$dir/.." TARGETS="$target" BUILD="$out/obj" \
+			KSFT_INSTALL_PATH="$out/ksft" KHDR_INCLUDES="$inc" \
+			CC="$SELFTEST_CC" USERLDFLAGS="$SELFTEST_LDFLAGS" \
+			install > "$out/build.log" 2>&1; then
 			cat "$out/build.log" >&2
 			die "selftests build failed"
 		fi
+		# the programs also directly in $out (make vm CMD=...)
+		find "$out/ksft/$target" -maxdepth 1 -type f -perm -u+x \
+			-exec ln {} "$out/" \;
 	else
 		# the tests do #include "../kselftest_harness.h": give them a
 		# directory whose parent holds the harness headers.
@@ -318,7 +373,7 @@ build_selftests() {
 		local c
 		for c in "$dir"/*.c; do
 			[ -e "$c" ] || continue
-			if ! gcc -g -Wall $inc -I "$dir" \
+			if ! $SELFTEST_CC $SELFTEST_LDFLAGS -g -Wall $inc -I "$dir" \
 				-Wl,-no-as-needed -o "$out/$(basename "$c" .c)" \
 				"$c" -lpthread -lrt -lm >> "$out/build.log" 2>&1; then
 				cat "$out/build.log" >&2
@@ -326,11 +381,64 @@ build_selftests() {
 			fi
 		done
 	fi
-	# with the series' own selftests only (not with SELFTESTS=dir)
-	[ -n "${SELFTESTS:-}" ] || build_upstream_selftests "$out"
+	# with the series' own selftests only (not with SELFTESTS=dir);
+	# the runner runs them too, as members of the collection
+	# (SELFTESTS_UPSTREAM=0: not them, see build_selftests32)
+	if [ -z "${SELFTESTS:-}" ] && [ "${SELFTESTS_UPSTREAM:-1}" = 1 ]; then
+		build_upstream_selftests "$out"
+		if [ -f "$out/ksft/kselftest-list.txt" ]; then
+			for t in "${UPSTREAM_SELFTESTS[@]}"; do
+				ln "$out/upstream_${t}_test" "$out/ksft/$target/"
+				echo "$target:upstream_${t}_test" >> \
+					"$out/ksft/kselftest-list.txt"
+			done
+		fi
+	fi
 	# whatever was built: executables directly in $out
 	find "$out" -maxdepth 1 -type f -perm -u+x -printf '%f\n' | sort > "$out/.list"
+	# installed but not in the runner's list: TEST_GEN_PROGS_EXTENDED,
+	# run by guest-check.sh with a budget of their own
+	if [ -f "$out/ksft/kselftest-list.txt" ]; then
+		sed -n "s/^$target://p" "$out/ksft/kselftest-list.txt" |
+			sort | comm -23 "$out/.list" - > "$out/.extended"
+	fi
 	log "selftests: $(tr '\n' ' ' < "$out/.list")(warnings: $(grep -c 'warning:' "$out/build.log" || true), see $out/build.log)"
+}
+
+# The selftests once more as 32-bit x86 programs (static, i686 cross
+# compiler: gcc-multilib conflicts with Debian's other cross compilers),
+# into $1 (default $OBJ/selftests32), for the x86_64 test kernel's
+# IA32_EMULATION.  Upstream's own selftests are left out: they cast
+# pointers to __u64 directly, which sign-extends 32-bit addresses above
+# 2 GiB (the stack), and they are built unmodified.
+build_selftests32() {
+	[ "$ARCH" = x86_64 ] || return 0
+	SELFTEST_CC=i686-linux-gnu-gcc SELFTEST_LDFLAGS=-static \
+		SELFTESTS_UPSTREAM=0 SELFTESTS_OUT=${1:-$OBJ/selftests32} \
+		build_selftests
+}
+
+# Add the 32-bit programs of $2 (build_selftests32) to the selftests of $1
+# as NAME32: hard links next to the 64-bit ones, in the runner's list (or
+# in .extended with the 64-bit program), so they run in the same boot
+# and are counted as their own suites (reg_test32, ...).
+merge_selftests32() {
+	local dir=$1 dir32=$2 t col=
+	[ -f "$dir/ksft/kselftest-list.txt" ] &&
+		col=$(sed -n '1s/:.*//p' "$dir/ksft/kselftest-list.txt")
+	for t in $(cat "$dir32/.list"); do
+		ln -f "$dir32/$t" "$dir/${t}32"
+		echo "${t}32" >> "$dir/.list"
+		[ -n "$col" ] || continue
+		ln -f "$dir32/$t" "$dir/ksft/$col/${t}32"
+		if grep -qxF "$t" "$dir/.extended" 2>/dev/null; then
+			echo "${t}32" >> "$dir/.extended"
+		else
+			echo "$col:${t}32" >> "$dir/ksft/kselftest-list.txt"
+		fi
+	done
+	sort -o "$dir/.list" "$dir/.list"
+	log "32-bit selftests added to $dir: $(sed 's/$/32/' "$dir32/.list" | tr '\n' ' ')"
 }
 
 # Kernel splats in a guest console log.  Every line that starts or names a

@@ -8,6 +8,11 @@
 #
 # Environment:
 #   KERNEL=test|debug|upstream   kernel to boot (build/obj-$KERNEL)
+#   ARCH=x86_64|arm64|s390x      architecture (PAGES=64k: arm64 with 64 KiB
+#                                pages); a foreign guest boots an initramfs
+#                                (arch/initramfs.sh) holding busybox, the
+#                                workbench scripts, $SELFTESTS_OUT (else
+#                                $OBJ/selftests), $OBJ/samples, $VM_DIRS
 #   TIMEOUT=600                  seconds before the guest is killed (failure)
 #   ICOUNT=1                     deterministic-ish timing: -icount shift=0,sleep=off
 #   VM_SMP=2                     number of vCPUs
@@ -23,7 +28,7 @@ TIMEOUT=${TIMEOUT:-600}
 CMD=${1:-${CMD:-}}
 [ -n "$CMD" ] || die "usage: vm.sh 'command'  (or CMD=...)"
 
-BZIMAGE=${VM_BZIMAGE:-$OBJ/arch/x86/boot/bzImage}
+BZIMAGE=${VM_BZIMAGE:-$OBJ/$KIMAGE}
 [ -f "$BZIMAGE" ] || die "$BZIMAGE missing; build it first (make kernel KERNEL=$KERNEL)"
 
 if [ -n "${VM_RESULTS:-}" ]; then
@@ -43,6 +48,7 @@ pwd > "$RES/cwd"
 
 cleanup() {
 	[ -n "${TAIL_PID:-}" ] && kill "$TAIL_PID" 2>/dev/null
+	[ -n "${INITRD:-}" ] && rm -f "$INITRD"
 	[ "$KEEP" = 1 ] || rm -rf "$RES"
 }
 trap cleanup EXIT
@@ -69,7 +75,36 @@ qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp "${VM_SMP:-2}" -m 2G
       -virtfs local,path="$RES",mount_tag=wbresults,security_model=none
       ${QEMU_EXTRA:-})
 
-log "booting $KERNEL kernel (timeout ${TIMEOUT}s): $CMD"
+# A foreign guest: the same results share, an initramfs instead of the
+# host's root (a foreign guest cannot run it).
+if [ "$ARCH" != x86_64 ]; then
+	INITRD=$(mktemp /tmp/wb-initrd.XXXXXX)
+	# shellcheck disable=SC2086
+	"$WB_DIR/arch/initramfs.sh" "$INITRD" \
+		"${SELFTESTS_OUT:-$OBJ/selftests}" "$OBJ/samples" ${VM_DIRS:-} ||
+		die "cannot make the initramfs"
+	case $ARCH in
+	arm64)
+		# pauth-impdef: QEMU's own pointer-authentication hash, much
+		# cheaper under TCG than the architected QARMA
+		qemu=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on
+		      -device virtio-9p-device,fsdev=wbres,mount_tag=wbresults)
+		console=ttyAMA0 ;;
+	s390x)
+		qemu=(qemu-system-s390x -M s390-ccw-virtio -cpu max
+		      -device virtio-9p-ccw,fsdev=wbres,mount_tag=wbresults)
+		console=ttysclp0 ;;
+	esac
+	# shellcheck disable=SC2206
+	qemu+=(-accel tcg -smp "${VM_SMP:-2}" -m 2G -nographic -no-reboot
+	       -monitor none -serial "file:$LOG" "${icount[@]}"
+	       -kernel "$BZIMAGE" -initrd "$INITRD"
+	       -append "console=$console panic=-1 ${APPEND_EXTRA:-}"
+	       -fsdev local,id=wbres,path="$RES",security_model=none
+	       ${QEMU_EXTRA:-})
+fi
+
+log "booting $KERNEL kernel ($ARCH) (timeout ${TIMEOUT}s): $CMD"
 start=$(date +%s.%N)
 if [ "${VM_QUIET:-0}" != 1 ]; then
 	tail -n +1 -F "$RES/output" 2>/dev/null &

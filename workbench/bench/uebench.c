@@ -326,7 +326,7 @@ static void measure(const char *key, void (*op)(struct ctx *, long),
 		t0 = now_ns();
 		op(c, n);
 		t1 = now_ns();
-		if (c->pm && perf_used(c) >= c->ring - 4096)
+		if (c->pm && perf_used(c) >= c->ring - sysconf(_SC_PAGESIZE))
 			printf("# %s: perf ring full, samples lost\n", key);
 		printf("V %s %.1f\n", key, (double)(t1 - t0) / n);
 	}
