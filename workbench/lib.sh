@@ -443,7 +443,7 @@ merge_selftests32() {
 		fi
 	done
 	sort -o "$dir/.list" "$dir/.list"
-	log "32-bit selftests added to $dir: $(sed 's/$/32/' "$dir32/.list" | tr '\n' ' ')"
+	log "32-bit selftests added to $dir: $(grep -x '.*32' "$dir/.list" | tr '\n' ' ')"
 }
 
 # Kernel splats in a guest console log.  Every line that starts or names a
