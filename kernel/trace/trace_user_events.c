@@ -2126,13 +2126,36 @@ static struct user_event *uev_reg_event(const struct user_reg *reg)
 	return uev_event_get_or_create(c, reg->flags);
 }
 
+/*
+ * Link a new enabler for @reg in @uemm to @ev, which it takes the caller's
+ * reference of, and give @ev a write index in @uf: the index, or a negative
+ * errno with nothing changed and the reference still the caller's.
+ */
+static int uev_reg_attach(struct uev_file *uf, struct user_event_mm *uemm,
+			  const struct user_reg *reg, struct user_event *ev)
+{
+	struct uev_enabler *en;
+	int idx;
+
+	guard(mutex)(&uemm->lock);
+	en = uev_enabler_new(uemm, reg);
+	if (IS_ERR(en))
+		return PTR_ERR(en);
+	idx = uev_file_slot(uf, ev);
+	if (idx < 0) {
+		kfree(en);
+		return idx;
+	}
+	uev_enabler_link(en, ev);
+	return idx;
+}
+
 static long uev_ioctl_reg(struct uev_file *uf, struct user_reg __user *ureg)
 {
 	struct user_event_mm *uemm;
-	struct uev_enabler *en;
 	struct user_event *ev;
 	struct user_reg reg;
-	int ret, idx;
+	int ret;
 
 	ret = uev_copy_struct(&reg, sizeof(reg),
 			      offsetofend(struct user_reg, write_index), ureg);
@@ -2156,28 +2179,14 @@ static long uev_ioctl_reg(struct uev_file *uf, struct user_reg __user *ureg)
 		return PTR_ERR(ev);
 	/* No lock held: fault the word in, refuse one nothing can write. */
 	ret = uev_prefault(reg.enable_addr);
-	if (ret)
-		goto put;
-
-	mutex_lock(&uemm->lock);
-	en = uev_enabler_new(uemm, &reg);
-	ret = PTR_ERR_OR_ZERO(en);
-	if (ret)
-		goto unlock;
-	idx = uev_file_slot(uf, ev);
-	if (idx < 0) {
-		ret = idx;
-		kfree(en);
-		goto unlock;
+	if (!ret)
+		ret = uev_reg_attach(uf, uemm, &reg, ev);
+	if (ret < 0) {
+		uev_event_put(ev);
+		return ret;
 	}
-	uev_enabler_link(en, ev);	/* takes over the reference */
-	mutex_unlock(&uemm->lock);
-	return put_user((u32)idx, &ureg->write_index);
-unlock:
-	mutex_unlock(&uemm->lock);
-put:
-	uev_event_put(ev);
-	return ret;
+	/* Outside the mm lock: put_user() may fault. */
+	return put_user((u32)ret, &ureg->write_index);
 }
 
 static long uev_ioctl_unreg(struct user_unreg __user *uunreg)
