@@ -57,13 +57,14 @@
  *
  * A user_event_mm belongs to its address space: mm->user_event_mm is set
  * (cmpxchg) by the first registration of any thread and cleared by
- * __mmput(), which queues the removal of the enablers (uev_mm_release_work)
- * because its caller may hold any lock. The task whose exit or exec put
- * the address space waits for that work before it can be reaped or run
- * the new image (user_event_mm_wait()). While any task uses the address
- * space, mm->user_event_mm cannot change under it. user_event_mm.refs
- * keeps the structure (and its mmgrab()) alive: one for the address
- * space, one per queued fault work, one per waiting task.
+ * __mmput(). The task whose exit or exec put the address space removes the
+ * enablers itself, holding no lock, before it can be reaped or run the new
+ * image (user_event_mm_wait()); any other put queues that removal
+ * (uev_mm_release_work) because its caller may hold any lock. While any
+ * task uses the address space, mm->user_event_mm cannot change under it.
+ * user_event_mm.refs keeps the structure (and its mmgrab()) alive: one for
+ * the address space (handed to the exiting task or to the work), one per
+ * queued fault work.
  *
  * uev_file slots hold event references until the file is released, so the
  * write path needs no reference of its own. The slot table is replaced on
@@ -201,9 +202,10 @@ struct uev_enabler {
  * struct user_event_mm - the registrations of one address space
  * @mm:		the address space, kept by mmgrab(); mm->user_event_mm points
  *		here from the first registration until __mmput()
- * @refs:	lifetime: one for the address space (dropped by @release),
- *		one per queued fault work, one per task waiting for @release
- * @release:	removes the registrations once the address space is gone
+ * @refs:	lifetime: one for the address space (dropped when the
+ *		registrations are removed), one per queued fault work
+ * @release:	removes the registrations once the address space is gone,
+ *		unless the task whose exit or exec put it does
  * @lock:	protects @enablers, @words and @nr_enablers
  * @enablers:	the registrations (struct uev_enabler)
  * @words:	the registrations hashed by the long that holds their bit
@@ -1082,10 +1084,12 @@ static void uev_mm_release_work(struct work_struct *work)
  * @mm: the address space, in __mmput()
  *
  * The caller may hold any lock (a tracer's event_mutex, when a uprobe
- * drops the last reference), so the registrations are removed by a work
- * item. When this is the exit or exec of the task that used @mm, the task
- * waits for it in user_event_mm_wait(), where it holds no lock: a program
- * that saw the task exit never finds its registrations still in place.
+ * drops the last reference), so the registrations are removed later. When
+ * this is the exit or exec of the task that used @mm, that task removes
+ * them itself in user_event_mm_wait(), where it holds no lock: a program
+ * that saw the task exit never finds its registrations still in place,
+ * and no worker has to be woken and waited for. Any other put queues a
+ * work item.
  */
 void user_event_mm_release(struct mm_struct *mm)
 {
@@ -1094,31 +1098,31 @@ void user_event_mm_release(struct mm_struct *mm)
 	mm->user_event_mm = NULL;
 	/*
 	 * exit_mm() of the task that used @mm (which stays its active_mm), or
-	 * any put during an exec: the hooks that run next wait for the work.
+	 * any put during an exec: the hook that runs next takes over the
+	 * address space's reference.
 	 */
 	if (((current->flags & PF_EXITING && current->active_mm == mm) ||
 	     current->in_execve) && !current->user_event_mm) {
-		refcount_inc(&uemm->refs);
 		current->user_event_mm = uemm;
+		return;
 	}
 	/*
 	 * Not on uev_wq: its workers may all be waiting for slow page
-	 * faults, and the exiting task must not wait for those.
+	 * faults, and tearing down must not wait for those.
 	 */
 	queue_work(system_unbound_wq, &uemm->release);
 }
 
 /**
- * user_event_mm_wait() - wait until registrations a task dropped are gone
- * @t: current, after exit_mm() or exec
+ * user_event_mm_wait() - remove the registrations a task's mm dropped
+ * @t: current, after exit_mm() or exec, holding no lock
  */
 void user_event_mm_wait(struct task_struct *t)
 {
 	struct user_event_mm *uemm = t->user_event_mm;
 
 	t->user_event_mm = NULL;
-	flush_work(&uemm->release);
-	uev_mm_put(uemm);
+	uev_mm_release_work(&uemm->release);
 }
 
 /*
