@@ -113,8 +113,12 @@
 
 /* Enablers one address space may hold, against memory exhaustion. */
 #define UEV_MM_ENABLERS_MAX	65536
-/* Buckets of the per-mm (address, bit) hash: 64, 512 bytes per mm. */
-#define UEV_MM_WORDS_BITS	6
+/*
+ * Buckets of the per-mm (address, bit) hash: 4 in the structure, so that a
+ * process with a few registrations pays for no table; a table four times
+ * larger replaces them whenever chains average more than two.
+ */
+#define UEV_MM_WORDS_MIN_BITS	2
 /* Write indexes one open file may hold. */
 #define UEV_FILE_SLOTS_MAX	65536
 /* Payloads from this size on are copied with non-temporal stores. */
@@ -206,10 +210,13 @@ struct uev_enabler {
  *		registrations are removed), one per queued fault work
  * @release:	removes the registrations once the address space is gone,
  *		unless the task whose exit or exec put it does
- * @lock:	protects @enablers, @words and @nr_enablers
+ * @lock:	protects @enablers, @words, @words_bits and @nr_enablers
  * @enablers:	the registrations (struct uev_enabler)
- * @words:	the registrations hashed by the long that holds their bit
+ * @words:	the registrations hashed by the long that holds their bit:
+ *		@words_min or a larger table of 1 << @words_bits buckets
+ * @words_bits:	log2 of the buckets of @words
  * @nr_enablers: number of @enablers, capped at UEV_MM_ENABLERS_MAX
+ * @words_min:	the first table
  */
 struct user_event_mm {
 	struct mm_struct	*mm;
@@ -217,8 +224,10 @@ struct user_event_mm {
 	struct work_struct	release;
 	struct mutex		lock;	/* see kernel-doc above */
 	struct list_head	enablers;
-	DECLARE_HASHTABLE(words, UEV_MM_WORDS_BITS);
+	struct hlist_head	*words;
+	unsigned int		words_bits;
 	unsigned int		nr_enablers;
+	struct hlist_head	words_min[1 << UEV_MM_WORDS_MIN_BITS];
 };
 
 /**
@@ -952,10 +961,52 @@ static unsigned long uev_word(unsigned long addr)
 	return addr / sizeof(long);
 }
 
+/* The chain of @uemm->words that holds the enablers of @addr's long. */
+static struct hlist_head *uev_words_chain(struct user_event_mm *uemm,
+					  unsigned long addr)
+{
+	lockdep_assert_held(&uemm->lock);
+	return &uemm->words[hash_long(uev_word(addr), uemm->words_bits)];
+}
+
+/* Back to the first table, empty. */
+static void uev_words_reset(struct user_event_mm *uemm)
+{
+	if (uemm->words != uemm->words_min)
+		kvfree(uemm->words);
+	uemm->words = uemm->words_min;
+	uemm->words_bits = UEV_MM_WORDS_MIN_BITS;
+	__hash_init(uemm->words_min, ARRAY_SIZE(uemm->words_min));
+}
+
+/* A table of 1 << @bits buckets, if it can be had; else longer chains. */
+static void uev_words_resize(struct user_event_mm *uemm, unsigned int bits)
+{
+	struct hlist_head *old = uemm->words;
+	struct uev_enabler *en;
+
+	uemm->words = kvmalloc_array(1UL << bits, sizeof(*old),
+				     GFP_KERNEL_ACCOUNT);
+	if (!uemm->words) {
+		uemm->words = old;
+		return;
+	}
+	__hash_init(uemm->words, 1UL << bits);
+	uemm->words_bits = bits;
+	list_for_each_entry(en, &uemm->enablers, mm_link)
+		hlist_add_head(&en->word_node, uev_words_chain(uemm, en->addr));
+	if (old != uemm->words_min)
+		kvfree(old);
+}
+
+/* Hash @en, which is already on @uemm->enablers. */
 static void uev_word_add(struct user_event_mm *uemm, struct uev_enabler *en)
 {
 	lockdep_assert_held(&uemm->lock);
-	hash_add(uemm->words, &en->word_node, uev_word(en->addr));
+	if (uemm->nr_enablers > 2U << uemm->words_bits)
+		uev_words_resize(uemm, uemm->words_bits + 2);
+	else
+		hlist_add_head(&en->word_node, uev_words_chain(uemm, en->addr));
 }
 
 static void uev_mm_release_work(struct work_struct *work);
@@ -972,6 +1023,8 @@ static struct user_event_mm *uev_mm_alloc(struct mm_struct *mm)
 	INIT_WORK(&uemm->release, uev_mm_release_work);
 	mutex_init(&uemm->lock);
 	INIT_LIST_HEAD(&uemm->enablers);
+	uemm->words = uemm->words_min;
+	uev_words_reset(uemm);
 	return uemm;
 }
 
@@ -980,6 +1033,8 @@ static void uev_mm_put(struct user_event_mm *uemm)
 	if (!refcount_dec_and_test(&uemm->refs))
 		return;
 	mmdrop(uemm->mm);
+	if (uemm->words != uemm->words_min)
+		kvfree(uemm->words);
 	kfree(uemm);
 }
 
@@ -1015,7 +1070,7 @@ static void uev_fault_work(struct work_struct *work)
 	struct uev_enabler *en;
 
 	mutex_lock(&uemm->lock);
-	hash_for_each_possible(uemm->words, en, word_node, uev_word(f->addr)) {
+	hlist_for_each_entry(en, uev_words_chain(uemm, f->addr), word_node) {
 		if (en->addr != f->addr)
 			continue;
 		mutex_lock(&en->ev->lock);
@@ -1060,7 +1115,7 @@ static void uev_mm_teardown(struct user_event_mm *uemm)
 		mutex_unlock(&en->ev->lock);
 		list_move(&en->mm_link, &dead);
 	}
-	hash_init(uemm->words);
+	uev_words_reset(uemm);
 	uemm->nr_enablers = 0;
 	mutex_unlock(&uemm->lock);
 
@@ -1162,6 +1217,8 @@ static struct user_event_mm *uev_mm_dup(struct user_event_mm *old,
 		return NULL;
 	mutex_lock(&old->lock);
 	mutex_lock_nested(&new->lock, SINGLE_DEPTH_NESTING);
+	if (old->words_bits > new->words_bits)	/* one table for all copies */
+		uev_words_resize(new, old->words_bits);
 	list_for_each_entry(en, &old->enablers, mm_link) {
 		if ((en->addr & PAGE_MASK) != page) {
 			page = en->addr & PAGE_MASK;
@@ -1261,7 +1318,7 @@ static struct uev_enabler *uev_enabler_find(struct user_event_mm *uemm,
 
 	lockdep_assert_held(&uemm->lock);
 	uev_locate_bit(uaddr, size, bit, &addr, &lbit);
-	hash_for_each_possible(uemm->words, en, word_node, uev_word(addr)) {
+	hlist_for_each_entry(en, uev_words_chain(uemm, addr), word_node) {
 		if (en->addr == addr && en->bit == lbit)
 			return en;
 	}
@@ -1316,7 +1373,7 @@ static int uev_enabler_remove(struct user_event_mm *uemm, u64 uaddr, u8 ubit)
 	int tries;
 
 	mutex_lock(&uemm->lock);
-	hash_for_each_possible(uemm->words, en, word_node, uev_word(uaddr)) {
+	hlist_for_each_entry(en, uev_words_chain(uemm, uaddr), word_node) {
 		if (en->uaddr == uaddr && en->ubit == ubit)
 			goto found;
 	}
