@@ -14,7 +14,7 @@ DIR=$OBJ/compat-tests
 rm -rf "$DIR"
 mkdir -p "$DIR"
 build_upstream_selftests "$DIR"
-(cd "$DIR" && ls upstream_*_test) > "$DIR/.list"
+printf '%s\n' "${UPSTREAM_SELFTESTS[@]}" > "$DIR/.list"
 log "compat tests: $(tr '\n' ' ' < "$DIR/.list")"
 
 RES=${CHECK_RESULTS:-$OBJ/compat}

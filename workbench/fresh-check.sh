@@ -125,11 +125,11 @@ static_check() {
 	            if ws and ws[0] not in funcs:
 	                note(ws[0], '%s:%d' % (rel, n))
 
-	# programs the selftests run (consumer_util.h: cu_have("perf"), ...)
+	# programs the selftests run (ue_util.c: ue_have_tool("perf"), ...)
 	st = os.path.join(os.path.dirname(wb), 'tools/testing/selftests/user_events')
 	for f in sorted(os.listdir(st)) if os.path.isdir(st) else []:
 	    if f.endswith('.c'):
-	        for m in re.finditer(r'cu_have\("([\w.+-]+)"\)',
+	        for m in re.finditer(r'ue_have_tool\("([\w.+-]+)"\)',
 	                             open(os.path.join(st, f)).read()):
 	            note(m.group(1), 'selftests/%s' % f)
 

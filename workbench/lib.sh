@@ -13,14 +13,17 @@ NPROC=$(nproc)
 SERIES_PATHS=(kernel/trace include/uapi/linux/user_events.h
 	      include/linux/user_events.h samples/user_events
 	      tools/testing/selftests/user_events tools/lib/user_events
+	      tools/include/uapi/linux/user_events.h
 	      Documentation/trace/user_events.rst)
 
 log() { printf '[wb] %s\n' "$*" >&2; }
 die() { printf '[wb] ERROR: %s\n' "$*" >&2; exit 1; }
 
+# ksft: the boot config plus only the selftests' own "config" file, as
+# "make kselftest-merge" would give (make check KERNEL=ksft, x86_64)
 case $KERNEL in
-test|debug|upstream) ;;
-*) die "KERNEL must be test, debug or upstream (got '$KERNEL')" ;;
+test|debug|upstream|ksft) ;;
+*) die "KERNEL must be test, debug, upstream or ksft (got '$KERNEL')" ;;
 esac
 
 # ARCH=x86_64 (default), arm64 or s390x; PAGES=4k (default) or 64k (arm64).
@@ -215,10 +218,15 @@ prepare_tree() {
 
 # The config fragment for $KERNEL (printed on stdout).
 fragment() {
+	local cfg=$WB_DIR/config
 	case $KERNEL in
-	test) cat "$WB_DIR/config/test.config" ;;
-	debug) cat "$WB_DIR/config/test.config" "$WB_DIR/config/debug.config" ;;
-	upstream) grep -v 'USER_EVENTS_KUNIT_TEST' "$WB_DIR/config/test.config" ;;
+	test) cat "$cfg/boot.config" "$cfg/test.config" ;;
+	debug) cat "$cfg/boot.config" "$cfg/test.config" "$cfg/debug.config" ;;
+	upstream) cat "$cfg/boot.config" "$cfg/test.config" |
+		grep -v 'USER_EVENTS_KUNIT_TEST' ;;
+	# what "make kselftest-merge" adds for user_events: its config only
+	ksft) cat "$cfg/boot.config" \
+		"$REPO/tools/testing/selftests/user_events/config" ;;
 	esac |
 	if [ "$ARCH" = x86_64 ]; then cat; else
 		# the x86-only symbols out, the architecture's own in
@@ -319,21 +327,34 @@ selftest_src() {
 	fi
 }
 
-# Upstream 6.12's own user_events selftests, unmodified, built against our
-# uapi headers into $1 as upstream_<name>_test (make compat; make check).
-UPSTREAM_SELFTESTS=(abi dyn ftrace perf)
+# Upstream 6.12's own user_events selftests, kept unmodified in the
+# series' selftests directory (UE_UPSTREAM_TESTS of its Makefile, part of
+# every build_selftests), built alone into $1 against our uapi headers
+# (make compat).
+UPSTREAM_SELFTESTS=(abi_test dyn_test ftrace_test perf_test)
 build_upstream_selftests() {
-	local out=$1 t
-	local up=$PRISTINE/tools/testing/selftests/user_events
-	for t in "${UPSTREAM_SELFTESTS[@]}"; do
-		if ! $SELFTEST_CC $SELFTEST_LDFLAGS -g -Wall \
-			-isystem "$OBJ/usr/include" -Wl,-no-as-needed \
-			-o "$out/upstream_${t}_test" "$up/${t}_test.c" \
-			-lrt -lpthread -lm >> "$out/build.log" 2>&1; then
-			cat "$out/build.log" >&2
-			die "upstream ${t}_test failed to build"
-		fi
-	done
+	local out=$1 dir
+	dir=$(selftest_src)
+	make -s -C "$dir" OUTPUT="$out" KHDR_INCLUDES="-isystem $OBJ/usr/include" \
+		CC="$SELFTEST_CC" USERLDFLAGS="$SELFTEST_LDFLAGS" \
+		"${UPSTREAM_SELFTESTS[@]/#/$out/}" >> "$out/build.log" 2>&1 ||
+		{ cat "$out/build.log" >&2; die "upstream selftests failed to build"; }
+}
+
+# libuser_events' tests (tools/lib/user_events/tests of the series tree)
+# with the selftests' compiler, objects in $1/obj: lib_test joins the
+# selftests $1 as a member of the runner's collection $2.
+build_lib_tests() {
+	local out=$1 col=$2 src=$BUILD/src/tools/lib/user_events/tests
+	[ -f "$src/Makefile" ] || return 0
+	if ! make -s -C "$src" O="$out/obj/libuser_events" CC="$SELFTEST_CC" \
+		LDFLAGS="$SELFTEST_LDFLAGS" >> "$out/build.log" 2>&1; then
+		cat "$out/build.log" >&2
+		die "libuser_events tests failed to build"
+	fi
+	ln "$out/obj/libuser_events/lib_test" "$out/ksft/$col/"
+	ln "$out/obj/libuser_events/lib_test" "$out/"
+	echo "$col:lib_test" >> "$out/ksft/kselftest-list.txt"
 }
 
 build_selftests() {
@@ -353,16 +374,20 @@ build_selftests() {
 		# $out/ksft (objects in $out/obj); guest-check.sh runs it.
 		target=$(basename "$dir")
 		log "building selftests: kselftest install of $dir"
+		# (SELFTESTS_UPSTREAM=0: without upstream's, see build_selftests32)
+		local up=()
+		[ "${SELFTESTS_UPSTREAM:-1}" = 1 ] || up=(UE_UPSTREAM_TESTS=)
 		if ! make -s -C "$dir/.." TARGETS="$target" BUILD="$out/obj" \
 			KSFT_INSTALL_PATH="$out/ksft" KHDR_INCLUDES="$inc" \
 			CC="$SELFTEST_CC" USERLDFLAGS="$SELFTEST_LDFLAGS" \
-			install > "$out/build.log" 2>&1; then
+			"${up[@]}" install > "$out/build.log" 2>&1; then
 			cat "$out/build.log" >&2
 			die "selftests build failed"
 		fi
 		# the programs also directly in $out (make vm CMD=...)
 		find "$out/ksft/$target" -maxdepth 1 -type f -perm -u+x \
 			-exec ln {} "$out/" \;
+		[ -n "${SELFTESTS:-}" ] || build_lib_tests "$out" "$target"
 	else
 		# the tests do #include "../kselftest_harness.h": give them a
 		# directory whose parent holds the harness headers.
@@ -380,19 +405,6 @@ build_selftests() {
 				die "selftest $c failed to build"
 			fi
 		done
-	fi
-	# with the series' own selftests only (not with SELFTESTS=dir);
-	# the runner runs them too, as members of the collection
-	# (SELFTESTS_UPSTREAM=0: not them, see build_selftests32)
-	if [ -z "${SELFTESTS:-}" ] && [ "${SELFTESTS_UPSTREAM:-1}" = 1 ]; then
-		build_upstream_selftests "$out"
-		if [ -f "$out/ksft/kselftest-list.txt" ]; then
-			for t in "${UPSTREAM_SELFTESTS[@]}"; do
-				ln "$out/upstream_${t}_test" "$out/ksft/$target/"
-				echo "$target:upstream_${t}_test" >> \
-					"$out/ksft/kselftest-list.txt"
-			done
-		fi
 	fi
 	# whatever was built: executables directly in $out
 	find "$out" -maxdepth 1 -type f -perm -u+x -printf '%f\n' | sort > "$out/.list"
@@ -421,17 +433,15 @@ build_selftests32() {
 # Add the 32-bit programs of $2 (build_selftests32) to the selftests of $1
 # as NAME32: hard links next to the 64-bit ones, in the runner's list (or
 # in .extended with the 64-bit program), so they run in the same boot
-# and are counted as their own suites (reg_test32, ...).  perfcmd_test and
-# tracecmd_test are left out: they test perf's and trace-cmd's decoding of
-# records, which a 32-bit writer does not change (and tracecmd_test32 once
-# missed the last two records of trace-cmd report, not yet understood; see
-# the closing note of issue #13).
+# and are counted as their own suites (reg_test32, ...).  perfcmd_test is
+# left out: it tests perf's decoding of records (a minute of perf record
+# and perf script), which a 32-bit writer does not change.
 merge_selftests32() {
 	local dir=$1 dir32=$2 t col=
 	[ -f "$dir/ksft/kselftest-list.txt" ] &&
 		col=$(sed -n '1s/:.*//p' "$dir/ksft/kselftest-list.txt")
 	for t in $(cat "$dir32/.list"); do
-		case $t in perfcmd_test|tracecmd_test) continue ;; esac
+		case $t in perfcmd_test) continue ;; esac
 		ln -f "$dir32/$t" "$dir/${t}32"
 		echo "${t}32" >> "$dir/.list"
 		[ -n "$col" ] || continue

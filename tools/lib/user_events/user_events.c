@@ -6,12 +6,15 @@
  * DIAG_IOCSREG naming bit 0 of the handle's first word as the enable bit:
  * the kernel alone decides what is a valid command, and its errno is the
  * answer.  The library reads the command only to learn the payload layout
- * that ue_write() needs; a command whose layout it cannot tell still
- * registers, for ue_write_raw().  Writes build a stack iovec array: the
- * write index, the
- * fixed fields (integers copied to a stack buffer, arrays and structs
- * referenced in place), then the data of the __data_loc/__rel_loc fields,
- * and hand it to one writev().
+ * that ue_write() needs (parse.c); a command whose layout it cannot tell
+ * still registers, for ue_write_raw().  Writes build a stack iovec array:
+ * the write index, the fixed fields (integers copied to the stack, arrays
+ * and structs referenced in place), then the data of the __data_loc and
+ * __rel_loc fields, and hand it to one writev().
+ *
+ * No kernel limit is restated here: the kernel's answer is final.  The
+ * library's own bounds come from the ABI (a location word holds 16-bit
+ * offsets and lengths) and from writev() (IOV_MAX vectors per write).
  *
  * Locking: one library-wide mutex serialises registration, unregistration
  * and the session lists; it is held across fork() (pthread_atfork) so a
@@ -34,90 +37,41 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 
+#include "internal.h"
 #include "user_events.h"
 
 #define UEL_EXPORT		__attribute__((visibility("default")))
 
-#ifndef ARRAY_SIZE
-#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
-#endif
-
-/*
- * The kernel ABI (include/uapi/linux/user_events.h), restated so the
- * library builds against any libc headers.  Both structures are packed.
- */
-#pragma pack(push, 1)
-struct uel_kreg {
-	uint32_t size;
-	uint8_t enable_bit;
-	uint8_t enable_size;
-	uint16_t flags;
-	uint64_t enable_addr;
-	uint64_t name_args;
-	uint32_t write_index;
-};
-
-struct uel_kunreg {
-	uint32_t size;
-	uint8_t disable_bit;
-	uint8_t reserved;
-	uint16_t reserved2;
-	uint64_t disable_addr;
-};
-
-#pragma pack(pop)
-
-static_assert(sizeof(struct uel_kreg) == 28, "struct user_reg");
-static_assert(sizeof(struct uel_kunreg) == 16, "struct user_unreg");
-
-#define UEL_IOC_REG		_IOWR('*', 0, struct uel_kreg *)
-#define UEL_IOC_DEL		_IOW('*', 1, char *)
-#define UEL_IOC_UNREG		_IOW('*', 2, struct uel_kunreg *)
-
 #define UEL_KFLAGS		(UE_FLAG_PERSIST | UE_FLAG_MULTI_FORMAT)
 #define UEL_ALL_FLAGS		(UEL_KFLAGS | UE_FLAG_STRICT)
 
-/*
- * Most fields the layout of a command can have: the kernel takes commands
- * of up to 511 bytes, and each field but the last needs at least five
- * ("u8 a;").  A longer list cannot come from a command the kernel took.
- */
-#define UEL_FIELDS_MAX		128
-/* Largest char[N]: the kernel's bound, and the zero padding we keep */
-#define UEL_ARRAY_MAX		1024
-/* The offset and the length in a location word are 16 bits each */
+static_assert(UE_FLAG_PERSIST == USER_EVENT_REG_PERSIST, "flag values");
+static_assert(UE_FLAG_MULTI_FORMAT == USER_EVENT_REG_MULTI_FORMAT,
+	      "flag values");
+
+/* A location word: the data's length and offset, 16 bits each (DYN_LOC) */
 #define UEL_LOC_MAX		0xffff
-/* Common fields of a trace record (struct trace_entry) before the payload */
-#define UEL_HDR_SIZE		8
-/* write index + fixed fields and their padding + dynamic data */
-#define UEL_IOV_MAX		(1 + 2 * UEL_FIELDS_MAX + UEL_FIELDS_MAX)
-
-enum uel_kind {
-	UEL_SCALAR,
-	UEL_CHARS,	/* char[N]: a string, NUL padded */
-	UEL_BYTES,	/* unsigned char[N] */
-	UEL_STRUCT,
-	UEL_LOC_STR,	/* __data_loc / __rel_loc of a char type: a string */
-	UEL_LOC_BLOB,	/* __data_loc / __rel_loc of another type: bytes */
-};
-
-struct uel_field {
-	const char *name;
-	const char *type;	/* its words joined by one space, as written */
-	uint32_t offset;
-	uint32_t size;
-	uint8_t kind;
-	uint8_t data_loc;	/* 1: __data_loc, 0: __rel_loc */
-	uint8_t is_signed;
-};
+/*
+ * The common fields of a trace record, before the payload: __data_loc
+ * offsets count from the record's start (Documentation/trace/user_events.rst).
+ */
+#define UEL_COMMON_SIZE		8
+/*
+ * The most fields ue_write() lays out: each takes up to three of the
+ * IOV_MAX vectors of one writev() (value or string, padding, dynamic
+ * data), after the write index.  Events with more are written raw.
+ */
+#define UEL_FIELDS_MAX		((IOV_MAX - 1) / 3)
+/* Zero padding of char[N] up to this N; longer arrays bring their own */
+#define UEL_ZEROS		256
 
 struct ue_session {
 	int fd;
 	struct ue_event *events;	/* registered events, under uel_lock */
+	uint32_t common_size;	/* of trace records, 0: not read yet */
 	char tracefs[PATH_MAX];
 };
 
@@ -129,16 +83,19 @@ struct ue_event {
 	uint32_t index;
 	unsigned int flags, dropped;
 	uint32_t fixed_size;
+	uint32_t common_size;	/* where __data_loc offsets start */
 	uint16_t nfields;
+	uint16_t nvec;		/* writev() vectors of the fixed part */
 	bool raw_only;		/* layout unknown: ue_write_raw() only */
 	const char *name;	/* in @buf */
+	const char *zeros;	/* padding of char[N]: uel_zeros or own */
 	char *buf;		/* the command split up: names and types */
 	struct uel_field fields[];
 };
 
 static pthread_mutex_t uel_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t uel_once = PTHREAD_ONCE_INIT;
-static const char uel_zeros[UEL_ARRAY_MAX];
+static const char uel_zeros[UEL_ZEROS];
 
 static void uel_atfork_prepare(void)
 {
@@ -166,14 +123,6 @@ static void uel_unlock_all(void)
 {
 	pthread_mutex_unlock(&uel_lock);
 }
-
-/* The registration ioctl; a variable so the tests can play old kernels. */
-static int uel_kernel_reg(int fd, struct uel_kreg *reg)
-{
-	return ioctl(fd, UEL_IOC_REG, reg) == -1 ? -errno : 0;
-}
-
-static int (*uel_reg_ioctl)(int fd, struct uel_kreg *reg) = uel_kernel_reg;
 
 /* ---------------------------------------------------------------------
  * tracefs
@@ -216,8 +165,7 @@ static int uel_copy(char *buf, size_t len, const char *s)
 	return 0;
 }
 
-/* ue_find_tracefs() on a given mounts table. */
-static int uel_find_tracefs_in(const char *mounts, char *buf, size_t len)
+int uel_find_tracefs_in(const char *mounts, char *buf, size_t len)
 {
 	char line[3 * PATH_MAX], first[PATH_MAX] = "", debug[PATH_MAX] = "";
 	char *dev, *dir, *type, *save;
@@ -260,6 +208,41 @@ static int uel_find_tracefs_in(const char *mounts, char *buf, size_t len)
 out:
 	fclose(fp);
 	return ret;
+}
+
+/* The contents of the file @path, NUL-terminated; NULL and errno. */
+static char *uel_read_file(const char *path)
+{
+	size_t cap = getpagesize(), used = 0;
+	char *buf = NULL, *bigger;
+	ssize_t got;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		if (!buf || cap - used < 512) {
+			cap *= 2;
+			bigger = realloc(buf, cap);
+			if (!bigger)
+				break;
+			buf = bigger;
+		}
+		got = read(fd, buf + used, cap - used - 1);
+		if (got <= 0) {
+			if (got == 0) {
+				buf[used] = '\0';
+				close(fd);
+				return buf;
+			}
+			break;
+		}
+		used += got;
+	}
+	free(buf);
+	close(fd);
+	return NULL;
 }
 
 UEL_EXPORT int ue_find_tracefs(char *buf, size_t len)
@@ -310,14 +293,13 @@ fail:
 
 static int uel_unregister(struct ue_event *e)
 {
-	struct uel_kunreg unreg;
+	struct user_unreg unreg = {
+		.size = sizeof(unreg),
+		.disable_bit = 0,
+		.disable_addr = (uint64_t)(uintptr_t)&e->head.enabled,
+	};
 
-	memset(&unreg, 0, sizeof(unreg));
-	unreg.size = sizeof(unreg);
-	unreg.disable_bit = 0;
-	unreg.disable_addr = (uint64_t)(uintptr_t)&e->head.enabled;
-
-	return ioctl(e->fd, UEL_IOC_UNREG, &unreg) == -1 ? -errno : 0;
+	return uel_ioctl(e->fd, DIAG_IOCSUNREG, &unreg);
 }
 
 static void uel_unlink(struct ue_event *e)
@@ -332,6 +314,8 @@ static void uel_unlink(struct ue_event *e)
 
 static void uel_free(struct ue_event *e)
 {
+	if (e->zeros != uel_zeros)
+		free((void *)e->zeros);
 	free(e->buf);
 	free(e);
 }
@@ -366,219 +350,115 @@ UEL_EXPORT int ue_session_fd(const struct ue_session *s)
 }
 
 /* ---------------------------------------------------------------------
- * Command parser: the layout the kernel will derive from the command
- */
-
-static const struct {
-	const char *name;
-	uint8_t size;
-} uel_scalars[] = {
-	{ "u8", 1 }, { "s8", 1 }, { "char", 1 }, { "unsigned char", 1 },
-	{ "u16", 2 }, { "s16", 2 }, { "short", 2 }, { "unsigned short", 2 },
-	{ "u32", 4 }, { "s32", 4 }, { "int", 4 }, { "unsigned int", 4 },
-	{ "u64", 8 }, { "s64", 8 },
-};
-
-/*
- * N of "char[N]": what follows '[' is at most 7 bytes and holds the ']';
- * N is decimal, 0x hexadecimal or 0 octal; anything after ']' is ignored.
- */
-static int uel_array_len(const char *type, uint32_t *out)
-{
-	const char *num = strchr(type, '[') + 1;
-	char digits[8], *end;
-	const char *close;
-	unsigned long v;
-	size_t n;
-
-	n = strnlen(num, sizeof(digits));
-	close = memchr(num, ']', n);
-	if (!n || n == sizeof(digits) || !close)
-		return -EINVAL;
-	n = close - num;
-	memcpy(digits, num, n);
-	digits[n] = '\0';
-	end = digits + (digits[0] == '+');
-	if (!isdigit((unsigned char)*end))
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(end, &end, 0);
-	if (errno || *end || !v || v > UEL_ARRAY_MAX)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-/* Size and kind of @f from its type, or -EINVAL if the type is unknown. */
-static int uel_type_layout(struct uel_field *f, const char *size_word)
-{
-	const char *t = f->type;
-	unsigned long long v;
-	char *end;
-	size_t i;
-
-	f->is_signed = t[0] != 'u';
-	if (!strncmp(t, "struct ", 7)) {
-		if (!size_word || !isdigit((unsigned char)*size_word))
-			return -EINVAL;
-		errno = 0;
-		v = strtoull(size_word, &end, 10);
-		if (errno || *end || !v || v > UINT32_MAX)
-			return -EINVAL;
-		f->kind = UEL_STRUCT;
-		f->size = v;
-		return 0;
-	}
-	if (size_word)
-		return -EINVAL;
-	if (!strncmp(t, "__data_loc ", 11) || !strncmp(t, "__rel_loc ", 10)) {
-		f->kind = strstr(t, "char") ? UEL_LOC_STR : UEL_LOC_BLOB;
-		f->data_loc = t[2] == 'd';
-		f->size = sizeof(uint32_t);
-		return 0;
-	}
-	if (!strncmp(t, "char[", 5) || !strncmp(t, "unsigned char[", 14)) {
-		f->kind = t[0] == 'c' ? UEL_CHARS : UEL_BYTES;
-		return uel_array_len(t, &f->size);
-	}
-	for (i = 0; i < ARRAY_SIZE(uel_scalars); i++) {
-		if (!strcmp(t, uel_scalars[i].name)) {
-			f->kind = UEL_SCALAR;
-			f->size = uel_scalars[i].size;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-/* Split @s at white space into at most @max words; -EINVAL if more. */
-static int uel_split(char *s, char **tok, int max)
-{
-	int n = 0;
-
-	for (;;) {
-		while (isspace((unsigned char)*s))
-			s++;
-		if (!*s)
-			return n;
-		if (n == max)
-			return -EINVAL;
-		tok[n++] = s;
-		while (*s && !isspace((unsigned char)*s))
-			s++;
-		if (*s)
-			*s++ = '\0';
-	}
-}
-
-/*
- * One field from its words: the type (one word; two after "unsigned",
- * "struct", "__data_loc" and "__rel_loc"; three after "__data_loc
- * unsigned" and "__rel_loc unsigned"), the name, and a struct's size.
- * The type is written at @*types, its words joined by one space.  A
- * missing name is empty: the kernel takes a field ending with a space.
- */
-static int uel_parse_field(char **tok, int ntok, struct uel_field *f,
-			   char **types)
-{
-	int ntype = 1, i;
-
-	memset(f, 0, sizeof(*f));
-	if (!strcmp(tok[0], "__data_loc") || !strcmp(tok[0], "__rel_loc"))
-		ntype = ntok > 1 && !strcmp(tok[1], "unsigned") ? 3 : 2;
-	else if (!strcmp(tok[0], "unsigned") || !strcmp(tok[0], "struct"))
-		ntype = 2;
-	if (ntok < ntype || ntok > ntype + 1 + !strcmp(tok[0], "struct"))
-		return -EINVAL;
-
-	f->type = *types;
-	for (i = 0; i < ntype; i++)
-		*types += sprintf(*types, "%s%s", i ? " " : "", tok[i]);
-	(*types)++;
-	f->name = ntok > ntype ? tok[ntype] : "";
-	return uel_type_layout(f, ntok > ntype + 1 ? tok[ntype + 1] : NULL);
-}
-
-/*
- * The payload layout of the command @cmd (split up in place) as the
- * kernel derives it: @fields (room for UEL_FIELDS_MAX), their types
- * written to @types (room for the length of @cmd plus one), the name.
- * Only commands the kernel took matter, so this follows its grammar
- * loosely: a registration of an existing name is compared with it word
- * by word, whatever white space separates the words.
- * Returns the number of fields, or -EINVAL when the layout is unknown.
- */
-static int uel_parse(char *cmd, char *types, const char **name,
-		     struct uel_field *fields, uint32_t *fixed)
-{
-	char *args, *part, *tok[6];
-	uint64_t off = 0;
-	int n = 0, ntok, ret;
-
-	*name = cmd;
-	*fixed = 0;
-	/* the name is everything up to the first space */
-	args = strchr(cmd, ' ');
-	if (!args)
-		return 0;
-	*args++ = '\0';
-
-	while ((part = strsep(&args, ";")) != NULL) {
-		ntok = uel_split(part, tok, ARRAY_SIZE(tok));
-		if (ntok < 0)
-			return ntok;
-		if (!ntok)
-			continue;
-		if (n == UEL_FIELDS_MAX)
-			return -EINVAL;
-		ret = uel_parse_field(tok, ntok, &fields[n], &types);
-		if (ret)
-			return ret;
-		fields[n].offset = off;
-		off += fields[n].size;
-		if (off > UINT32_MAX)
-			return -EINVAL;
-		n++;
-	}
-	*fixed = off;
-	return n;
-}
-
-/* ---------------------------------------------------------------------
  * Registration
  */
 
 static int uel_kreg(struct ue_event *e, const char *cmd, unsigned int flags)
 {
-	struct uel_kreg reg;
+	struct user_reg reg = {
+		.size = sizeof(reg),
+		.enable_bit = 0,
+		.enable_size = sizeof(e->head.enabled),
+		.flags = flags,
+		.enable_addr = (uint64_t)(uintptr_t)&e->head.enabled,
+		.name_args = (uint64_t)(uintptr_t)cmd,
+		.write_index = UINT32_MAX,
+	};
 	int ret;
 
-	memset(&reg, 0, sizeof(reg));
-	reg.size = sizeof(reg);
-	reg.enable_bit = 0;
-	reg.enable_size = sizeof(e->head.enabled);
-	reg.flags = flags;
-	reg.enable_addr = (uint64_t)(uintptr_t)&e->head.enabled;
-	reg.name_args = (uint64_t)(uintptr_t)cmd;
-	reg.write_index = UINT32_MAX;
-
-	ret = uel_reg_ioctl(e->fd, &reg);
+	ret = uel_ioctl(e->fd, DIAG_IOCSREG, &reg);
 	if (!ret)
 		e->index = reg.write_index;
 	return ret;
 }
 
+/*
+ * Where the payload starts in a trace record: read from a format file
+ * every kernel with tracing has (the trace_marker's), else the 8 bytes
+ * of common fields the documentation gives.  Under uel_lock.
+ */
+static uint32_t uel_common_size(struct ue_session *s)
+{
+	char path[PATH_MAX + 32];
+	char *fmt;
+
+	if (s->common_size)
+		return s->common_size;
+	snprintf(path, sizeof(path), "%s/events/ftrace/print/format",
+		 s->tracefs);
+	fmt = uel_read_file(path);
+	if (fmt)
+		s->common_size = uel_format_common_size(fmt);
+	free(fmt);
+	if (!s->common_size)
+		s->common_size = UEL_COMMON_SIZE;
+	return s->common_size;
+}
+
+/* The event's handle, its fields parsed from @command (raw_only if not). */
+static struct ue_event *uel_event_new(struct ue_session *s,
+				      const char *command)
+{
+	unsigned int max = uel_count_fields(command), i;
+	size_t len = strlen(command) + 1;
+	uint32_t pad = 0;
+	struct ue_event *e;
+	int n;
+
+	if (max > UEL_FIELDS_MAX)
+		max = UEL_FIELDS_MAX;
+	e = calloc(1, sizeof(*e) + max * sizeof(e->fields[0]));
+	/* the command split up, then room for the types of its fields */
+	if (e)
+		e->buf = malloc(2 * len);
+	if (!e || !e->buf) {
+		free(e);
+		return NULL;
+	}
+	memcpy(e->buf, command, len);
+	n = uel_parse(e->buf, e->buf + len, &e->name, e->fields, max,
+		      &e->fixed_size);
+	e->head.abi = UE_EVENT_ABI;
+	e->session = s;
+	e->fd = s->fd;
+	e->zeros = uel_zeros;
+	e->raw_only = n < 0;
+	e->nfields = n > 0 ? n : 0;
+	for (i = 0; i < e->nfields; i++) {
+		const struct uel_field *f = &e->fields[i];
+
+		/* char[N]: the string, then its zero padding */
+		e->nvec += f->kind == UEL_CHARS ? 2 : 1;
+		if (f->kind == UEL_CHARS && f->size > pad)
+			pad = f->size;
+	}
+	if (pad > sizeof(uel_zeros)) {
+		e->zeros = calloc(1, pad);
+		if (!e->zeros) {
+			e->zeros = uel_zeros;
+			uel_free(e);
+			return NULL;
+		}
+	}
+	return e;
+}
+
+static bool uel_has_data_loc(const struct ue_event *e)
+{
+	unsigned int i;
+
+	for (i = 0; i < e->nfields; i++)
+		if (e->fields[i].kind >= UEL_LOC_STR && e->fields[i].data_loc)
+			return true;
+	return false;
+}
+
 UEL_EXPORT int ue_register(struct ue_session *s, const char *command,
 			   unsigned int flags, struct ue_event **out)
 {
-	struct uel_field tmp[UEL_FIELDS_MAX];
 	unsigned int want, kflags;
-	size_t len;
 	struct ue_event *e;
-	const char *name;
-	uint32_t fixed;
-	char *copy;
-	int n, ret;
+	int ret;
 
 	if (!out)
 		return -EINVAL;
@@ -586,35 +466,16 @@ UEL_EXPORT int ue_register(struct ue_session *s, const char *command,
 	if (!s || !command || (flags & ~UEL_ALL_FLAGS))
 		return -EINVAL;
 
-	/* the command split up, then room for the types of its fields */
-	len = strlen(command) + 1;
-	copy = malloc(2 * len);
-	if (!copy)
+	/* The kernel reads @command itself; the handle keeps our names. */
+	e = uel_event_new(s, command);
+	if (!e)
 		return -ENOMEM;
-	memcpy(copy, command, len);
-	n = uel_parse(copy, copy + len, &name, tmp, &fixed);
-
-	e = calloc(1, sizeof(*e) + (n > 0 ? n : 0) * sizeof(e->fields[0]));
-	if (!e) {
-		free(copy);
-		return -ENOMEM;
-	}
-	/* The kernel reads @command itself; @copy keeps our names. */
-	e->buf = copy;
-	e->name = name;
-	e->head.abi = UE_EVENT_ABI;
-	e->session = s;
-	e->fd = s->fd;
-	e->raw_only = n < 0;
-	if (n > 0) {
-		e->nfields = n;
-		e->fixed_size = fixed;
-		memcpy(e->fields, tmp, n * sizeof(tmp[0]));
-	}
 
 	want = flags & UEL_KFLAGS;
 	kflags = want;
 	uel_lock_all();
+	if (uel_has_data_loc(e))
+		e->common_size = uel_common_size(s);
 	for (;;) {
 		ret = uel_kreg(e, command, kflags);
 		if (ret != -EINVAL || !kflags || (flags & UE_FLAG_STRICT))
@@ -777,108 +638,6 @@ UEL_EXPORT unsigned int ue_event_field_count(const struct ue_event *e)
  * Finding the event in tracefs
  */
 
-static char *uel_read_file(const char *path)
-{
-	size_t cap = 4096, used = 0;
-	char *buf = NULL, *bigger;
-	ssize_t got;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	for (;;) {
-		if (!buf || cap - used < 512) {
-			cap *= 2;
-			bigger = realloc(buf, cap);
-			if (!bigger)
-				break;
-			buf = bigger;
-		}
-		got = read(fd, buf + used, cap - used - 1);
-		if (got <= 0) {
-			if (got == 0) {
-				buf[used] = '\0';
-				close(fd);
-				return buf;
-			}
-			break;
-		}
-		used += got;
-	}
-	free(buf);
-	close(fd);
-	return NULL;
-}
-
-/*
- * Compare types, ignoring what is inside brackets: format files print
- * "char name[]" or "char name[4]" for a char[4] field, depending on the
- * kernel; the field size is compared separately.
- */
-static bool uel_type_eq(const char *a, const char *b)
-{
-	for (;;) {
-		if (*a == '[' && *b == '[') {
-			a = strchr(a, ']');
-			b = strchr(b, ']');
-			if (!a || !b)
-				return false;
-		}
-		if (*a != *b)
-			return false;
-		if (!*a)
-			return true;
-		a++;
-		b++;
-	}
-}
-
-/*
- * Does the format file text @fmt describe exactly the fields of @e?
- * Lines: "\tfield:TYPE NAME[N];\toffset:O;\tsize:S;\tsigned:X;"
- */
-static bool uel_format_matches(const struct ue_event *e, char *fmt)
-{
-	char *line, *save, *decl, *end, *fname, *br;
-	char type[1024];
-	unsigned int i = 0, off, size;
-
-	for (line = strtok_r(fmt, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		const struct uel_field *f;
-
-		decl = strstr(line, "field:");
-		if (!decl)
-			continue;
-		decl += strlen("field:");
-		end = strchr(decl, ';');
-		if (!end)
-			return false;
-		*end = '\0';
-		if (sscanf(end + 1, " offset:%u; size:%u;", &off, &size) != 2)
-			return false;
-		fname = strrchr(decl, ' ');
-		if (!fname)
-			return false;
-		*fname++ = '\0';
-		if (!strncmp(fname, "common_", 7))
-			continue;
-		if (i == e->nfields)
-			return false;
-		f = &e->fields[i++];
-		/* "char name[16]" is the type "char[16]" */
-		br = strchr(fname, '[');
-		snprintf(type, sizeof(type), "%s%s", decl, br ? br : "");
-		if (br)
-			*br = '\0';
-		if (strcmp(fname, f->name) || !uel_type_eq(type, f->type) ||
-		    off != UEL_HDR_SIZE + (unsigned int)f->offset || size != f->size)
-			return false;
-	}
-	return i == e->nfields;
-}
-
 UEL_EXPORT int ue_event_tracepoint(const struct ue_event *e, char *buf,
 				   size_t len)
 {
@@ -891,14 +650,15 @@ UEL_EXPORT int ue_event_tracepoint(const struct ue_event *e, char *buf,
 	int n;
 
 	if (!(e->flags & UE_FLAG_MULTI_FORMAT)) {
-		n = snprintf(buf, len, "user_events/%s", e->name);
+		n = snprintf(buf, len, USER_EVENTS_SYSTEM "/%s", e->name);
 		return n >= (int)len ? -ENAMETOOLONG : n;
 	}
 
 	/* the versions are told apart by their fields */
 	if (e->raw_only)
 		return -EOPNOTSUPP;
-	snprintf(path, sizeof(path), "%s/events/user_events_multi", tracefs);
+	snprintf(path, sizeof(path), "%s/events/" USER_EVENTS_MULTI_SYSTEM,
+		 tracefs);
 	dir = opendir(path);
 	if (!dir)
 		return -errno;
@@ -906,12 +666,12 @@ UEL_EXPORT int ue_event_tracepoint(const struct ue_event *e, char *buf,
 		if (strncmp(d->d_name, e->name, nlen) || d->d_name[nlen] != '.' ||
 		    strlen(d->d_name) >= sizeof(found))
 			continue;
-		snprintf(path, sizeof(path), "%s/events/user_events_multi/%s/format",
-			 tracefs, d->d_name);
+		snprintf(path, sizeof(path), "%s/events/%s/%s/format", tracefs,
+			 USER_EVENTS_MULTI_SYSTEM, d->d_name);
 		fmt = uel_read_file(path);
 		if (!fmt)
 			continue;
-		if (uel_format_matches(e, fmt))
+		if (uel_format_matches(e->fields, e->nfields, fmt))
 			uel_copy(found, sizeof(found), d->d_name);
 		free(fmt);
 		if (found[0])
@@ -920,7 +680,7 @@ UEL_EXPORT int ue_event_tracepoint(const struct ue_event *e, char *buf,
 	closedir(dir);
 	if (!found[0])
 		return -ENOENT;
-	n = snprintf(buf, len, "user_events_multi/%s", found);
+	n = snprintf(buf, len, USER_EVENTS_MULTI_SYSTEM "/%s", found);
 	return n >= (int)len ? -ENAMETOOLONG : n;
 }
 
@@ -946,32 +706,21 @@ UEL_EXPORT int ue_event_trace_id(const struct ue_event *e)
  * Writing
  */
 
-struct uel_writer {
-	struct iovec iov[UEL_IOV_MAX];
-	struct iovec dyn[UEL_FIELDS_MAX];
-	uint32_t locs[UEL_FIELDS_MAX];
-	uint64_t scalars[UEL_FIELDS_MAX];
-	unsigned int niov, ndyn;
-	size_t dyn_size;
-};
-
-static void uel_add(struct iovec *iov, unsigned int *n, const void *p,
-		    size_t len)
+/* Point @v at @len bytes at @p. */
+static void uel_vec(struct iovec *v, const void *p, size_t len)
 {
-	iov[*n].iov_base = (void *)p;
-	iov[*n].iov_len = len;
-	(*n)++;
+	v->iov_base = (void *)p;
+	v->iov_len = len;
 }
 
-/* Store an integer of f->size bytes, in host byte order, in @slot. */
-static const void *uel_scalar(uint64_t *slot, const struct uel_field *f,
-			      uint64_t v)
+/* Store the low @size bytes of @v, in host byte order, in @slot. */
+static const void *uel_scalar(uint64_t *slot, uint32_t size, uint64_t v)
 {
 	uint8_t v8 = v;
 	uint16_t v16 = v;
 	uint32_t v32 = v;
 
-	switch (f->size) {
+	switch (size) {
 	case 1:
 		memcpy(slot, &v8, 1);
 		break;
@@ -988,74 +737,82 @@ static const void *uel_scalar(uint64_t *slot, const struct uel_field *f,
 	return slot;
 }
 
+/*
+ * The location word of a dynamic field whose data goes @dyn bytes after
+ * the fixed part, or -E2BIG.  Its data and length are set in @data, @len.
+ */
+static int64_t uel_loc(const struct ue_event *e, const struct uel_field *f,
+		       const struct ue_value *v, size_t dyn,
+		       const void **data, size_t *len)
+{
+	size_t at = e->fixed_size + dyn;
+
+	*data = v->p;
+	if (f->kind == UEL_LOC_STR) {
+		/* NULL is the empty string */
+		*len = v->p ? strlen(v->p) + 1 : 1;
+		if (!v->p)
+			*data = uel_zeros;
+	} else {
+		if (!v->p && v->len)
+			return -EFAULT;
+		*len = v->len;
+	}
+	if (f->data_loc)
+		at += e->common_size;
+	else
+		at -= f->offset + sizeof(uint32_t);
+	if (*len > UEL_LOC_MAX || at > UEL_LOC_MAX)
+		return -E2BIG;
+	return (int64_t)(*len << 16 | at);
+}
+
+/*
+ * One writev(): the write index, the e->nvec vectors of the fixed part,
+ * then the dynamic data.  Integers and location words are copied to
+ * @slots; everything else is written from where the caller has it.
+ */
 static int uel_emit(const struct ue_event *e, const struct ue_value *vals)
 {
-	struct uel_writer w;
+	struct iovec iov[IOV_MAX], *fixed = iov + 1, *dyn = fixed + e->nvec;
+	uint64_t slots[UEL_FIELDS_MAX];
+	size_t len, dyn_size = 0;
+	const void *data;
 	unsigned int i;
-	size_t len;
-	ssize_t ret;
+	int64_t loc;
 
-	w.niov = 0;
-	w.ndyn = 0;
-	w.dyn_size = 0;
-	uel_add(w.iov, &w.niov, &e->index, sizeof(e->index));
-
+	uel_vec(&iov[0], &e->index, sizeof(e->index));
 	for (i = 0; i < e->nfields; i++) {
 		const struct uel_field *f = &e->fields[i];
 		const struct ue_value *v = &vals[i];
-		const void *data;
-		size_t at;
 
 		switch (f->kind) {
 		case UEL_SCALAR:
-			uel_add(w.iov, &w.niov,
-				uel_scalar(&w.scalars[i], f, v->u), f->size);
+			uel_vec(fixed++, uel_scalar(&slots[i], f->size, v->u),
+				f->size);
 			break;
 		case UEL_CHARS:
-			len = v->p ? strnlen((const char *)v->p, f->size - 1) : 0;
-			if (len)
-				uel_add(w.iov, &w.niov, v->p, len);
-			uel_add(w.iov, &w.niov, uel_zeros, f->size - len);
+			len = v->p ? strnlen(v->p, f->size - 1) : 0;
+			uel_vec(fixed++, v->p, len);
+			uel_vec(fixed++, e->zeros, f->size - len);
 			break;
 		case UEL_BYTES:
 		case UEL_STRUCT:
 			if (!v->p)
 				return -EFAULT;
-			uel_add(w.iov, &w.niov, v->p, f->size);
+			uel_vec(fixed++, v->p, f->size);
 			break;
 		default:	/* __data_loc / __rel_loc */
-			data = v->p;
-			if (f->kind == UEL_LOC_STR) {
-				/* NULL is the empty string */
-				len = data ? strlen(data) + 1 : 1;
-				if (!data)
-					data = uel_zeros;
-			} else {
-				if (!data && v->len)
-					return -EFAULT;
-				len = v->len;
-			}
-			at = e->fixed_size + w.dyn_size;
-			if (f->data_loc)
-				at += UEL_HDR_SIZE;
-			else
-				at -= f->offset + sizeof(uint32_t);
-			if (len > UEL_LOC_MAX || at > UEL_LOC_MAX)
-				return -E2BIG;
-			w.locs[i] = (uint32_t)len << 16 | at;
-			uel_add(w.iov, &w.niov, &w.locs[i], sizeof(uint32_t));
-			if (len)
-				uel_add(w.dyn, &w.ndyn, data, len);
-			w.dyn_size += len;
+			loc = uel_loc(e, f, v, dyn_size, &data, &len);
+			if (loc < 0)
+				return loc;
+			uel_vec(fixed++, uel_scalar(&slots[i], 4, loc), 4);
+			uel_vec(dyn++, data, len);
+			dyn_size += len;
 			break;
 		}
 	}
-
-	memcpy(&w.iov[w.niov], w.dyn, w.ndyn * sizeof(w.dyn[0]));
-	w.niov += w.ndyn;
-
-	ret = writev(e->fd, w.iov, w.niov);
-	return ret < 0 ? -errno : 0;
+	return writev(e->fd, iov, dyn - iov) < 0 ? -errno : 0;
 }
 
 UEL_EXPORT int ue_write_values(const struct ue_event *e,
@@ -1110,10 +867,10 @@ UEL_EXPORT int ue_write(const struct ue_event *e, ...)
 UEL_EXPORT int ue_write_raw(const struct ue_event *e, const struct iovec *iov,
 			    unsigned int iovcnt)
 {
-	struct iovec v[1024];
+	struct iovec v[IOV_MAX];
 	ssize_t ret;
 
-	if (!e || iovcnt >= 1024 || (iovcnt && !iov))
+	if (!e || iovcnt >= IOV_MAX || (iovcnt && !iov))
 		return -EINVAL;
 	v[0].iov_base = (void *)&e->index;
 	v[0].iov_len = sizeof(e->index);
@@ -1126,7 +883,7 @@ UEL_EXPORT int ue_write_raw(const struct ue_event *e, const struct iovec *iov,
 UEL_EXPORT int ue_delete(struct ue_session *s, const char *name)
 {
 	char path[PATH_MAX + 32];
-	int fd, ret = 0;
+	int fd, ret;
 
 	if (!s || !name)
 		return -EINVAL;
@@ -1134,8 +891,7 @@ UEL_EXPORT int ue_delete(struct ue_session *s, const char *name)
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (ioctl(fd, UEL_IOC_DEL, name) == -1)
-		ret = -errno;
+	ret = uel_ioctl(fd, DIAG_IOCSDEL, (void *)name);
 	close(fd);
 	return ret;
 }

@@ -211,8 +211,10 @@ int ue_session_fd(const struct ue_session *s);
  *
  * The command goes to the kernel as given; the library only reads it to
  * learn the payload layout for ue_write() and ue_write_values().  Should it
- * not know the layout of a command the kernel accepted, the event is
- * registered all the same and can be written with ue_write_raw() only.
+ * not know the layout of a command the kernel accepted, or should the
+ * fields need more vectors than one writev() takes (more than
+ * (IOV_MAX - 1) / 3 fields), the event is registered all the same and can
+ * be written with ue_write_raw() only.
  *
  * If the kernel rejects the registration with EINVAL while flags are set
  * and %UE_FLAG_STRICT is not, it is retried without
@@ -374,7 +376,7 @@ int ue_write_values(const struct ue_event *e, const struct ue_value *vals,
  * ue_write_raw() - write a payload prepared by the caller
  * @e: the event
  * @iov: the payload (without the write index)
- * @iovcnt: number of @iov, at most 1023
+ * @iovcnt: number of @iov, fewer than IOV_MAX
  *
  * __data_loc offsets count from the start of the trace record, whose
  * common fields take 8 bytes before the payload; __rel_loc offsets count

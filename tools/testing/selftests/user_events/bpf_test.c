@@ -13,8 +13,7 @@
 #include <linux/bpf.h>
 
 #include "../kselftest_harness.h"
-#include "ue_test_util.h"
-#include "consumer_util.h"
+#include "ue_util.h"
 
 #define BT_NAME		"uet_bpf_ev"
 #define BT_CMD		BT_NAME " u32 val; u64 other; __rel_loc char[] s"
@@ -79,10 +78,10 @@ static int map_get(int fd, __u32 key, __u64 *val)
 /*
  *	r6 = ctx
  *	map[SLOT_COUNT] += 1
- *	map[SLOT_SUM] += *(u32 *)(ctx + 8)
+ *	map[SLOT_SUM] += *(u32 *)(ctx + val_off)
  *	return 0
  */
-static int prog_load(int map_fd, char *log, size_t log_size)
+static int prog_load(int map_fd, int val_off, char *log, size_t log_size)
 {
 	struct bpf_insn prog[] = {
 		/* 0 */ MOV64_REG(R6, R1),
@@ -102,7 +101,7 @@ static int prog_load(int map_fd, char *log, size_t log_size)
 		/* 14 */ LD_IMM64_HI(),
 		/* 15 */ CALL(BPF_FUNC_map_lookup_elem),
 		/* 16 */ JEQ_IMM(R0, 0, 2),	/* -> 19 */
-		/* 17 */ LDX_W(R1, R6, 8),
+		/* 17 */ LDX_W(R1, R6, val_off),
 		/* 18 */ XADD_DW(R0, R1, 0),
 		/* 19 */ MOV64_IMM(R0, 0),
 		/* 20 */ EXIT(),
@@ -129,6 +128,7 @@ FIXTURE(bpf) {
 FIXTURE_SETUP(bpf)
 {
 	static char log[65536];
+	int val_off;
 
 	self->s = NULL;
 	self->map_fd = -1;
@@ -139,12 +139,16 @@ FIXTURE_SETUP(bpf)
 	ASSERT_EQ(0, ue_session_open(NULL, &self->s));
 	ASSERT_EQ(0, ue_register(self->s, BT_CMD, 0, &self->e));
 
-	self->map_fd = map_create();
-	if (self->map_fd < 0 && errno == ENOSYS)
+	/* the sysctl exists where the bpf() system call does */
+	if (access("/proc/sys/kernel/unprivileged_bpf_disabled", F_OK))
 		SKIP(return, "no bpf() system call (CONFIG_BPF_SYSCALL?)");
+	self->map_fd = map_create();
 	ASSERT_LE(0, self->map_fd) TH_LOG("map: %s", strerror(errno));
+	/* val's offset in the record, after the common fields */
+	val_off = ue_field_offset(UE_SYS, BT_NAME, "val");
+	ASSERT_LT(0, val_off);
 	log[0] = '\0';
-	self->prog_fd = prog_load(self->map_fd, log, sizeof(log));
+	self->prog_fd = prog_load(self->map_fd, val_off, log, sizeof(log));
 	/* an unknown program type fails before the verifier writes a log */
 	if (self->prog_fd < 0 && errno == EINVAL && !log[0])
 		SKIP(return, "no tracepoint programs (CONFIG_BPF_EVENTS?)");
@@ -198,7 +202,8 @@ TEST_F(bpf, count_and_sum)
 	EXPECT_EQ(0, count);
 
 	self->perf_fd = attach(id, self->prog_fd);
-	if (self->perf_fd < 0 && (errno == ENOSYS || errno == ENOENT))
+	if (self->perf_fd < 0 &&
+	    (errno == ENOENT || access("/proc/sys/kernel/perf_event_paranoid", F_OK)))
 		SKIP(return, "cannot attach BPF to a tracepoint: %s",
 		     strerror(errno));
 	ASSERT_LE(0, self->perf_fd) TH_LOG("attach: %s", strerror(errno));
@@ -237,7 +242,7 @@ TEST_F(bpf, not_run_on_error)
 {
 	struct timespec start;
 	__u64 count = 1;
-	uint32_t short_payload = 5;
+	__u32 short_payload = 5;
 	struct iovec iov = { &short_payload, sizeof(short_payload) };
 	int id;
 
@@ -259,5 +264,5 @@ TEST_F(bpf, not_run_on_error)
 
 int main(int argc, char **argv)
 {
-	return cu_main(argc, argv);
+	return ue_main(argc, argv, test_harness_run);
 }

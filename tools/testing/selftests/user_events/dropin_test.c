@@ -10,11 +10,10 @@
 #define _GNU_SOURCE
 #endif
 
-#include <pthread.h>
 #include <sys/wait.h>
 
 #include "../kselftest_harness.h"
-#include "ue_test_util.h"
+#include "ue_util.h"
 
 #define MAX_PATH	"/proc/sys/kernel/user_events_max"
 
@@ -180,8 +179,9 @@ TEST_F(di, perf_takes_large_payload)
 	memset(p, 0x5a, len);
 	*(__u32 *)p = DYN_LOC(0, len - 4);
 	EXPECT_EQ((ssize_t)(len + 4), ue_emit(self->t.fd, idx, p, len));
-	/* raw: trace_entry (8) + payload, padded for perf's u64 alignment */
-	EXPECT_GE(di_ring_raw_size(&r), len + 8);
+	/* raw: the common fields + payload, padded for perf's alignment */
+	EXPECT_GE(di_ring_raw_size(&r),
+		  len + ue_entry_size(UE_SYS, "uet_di_big"));
 	di_ring_close(&r);
 	free(p);
 }
@@ -341,29 +341,11 @@ TEST_F(di, error_log)
 
 /* ---- registrations belong to the address space -------------------------- */
 
-struct di_thread_arg {
-	int fd;
-	__u32 *word;
-	int ret;
-};
-
-static void *di_register_and_exit(void *p)
-{
-	struct di_thread_arg *a = p;
-
-	a->ret = ue_reg(a->fd, "uet_di_mm u32 a", a->word, 4, 0, 0, NULL);
-	return NULL;
-}
-
 /* The thread that registered exits: the process's bit still follows. */
 TEST_F(di, mm_owned_thread_exit)
 {
-	struct di_thread_arg a = { self->t.fd, &self->word, -1 };
-	pthread_t th;
-
-	ASSERT_EQ(0, pthread_create(&th, NULL, di_register_and_exit, &a));
-	ASSERT_EQ(0, pthread_join(th, NULL));
-	ASSERT_EQ(0, a.ret);
+	ASSERT_EQ(0, ue_reg_in_thread(self->t.fd, "uet_di_mm u32 a",
+				      &self->word, 0));
 	ue_track_del(&self->t, "uet_di_mm");
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_di_mm"));
 	EXPECT_TRUE(ue_wait_bit(&self->word, 4, 0, true));
@@ -375,15 +357,12 @@ TEST_F(di, mm_owned_thread_exit)
 /* A thread that never registered forks: the child has the registration. */
 TEST_F(di, mm_owned_fork_from_other_thread)
 {
-	struct di_thread_arg a = { self->t.fd, &self->word, -1 };
 	int pipefd[2], status;
-	pthread_t th;
 	pid_t pid;
 	char c;
 
-	ASSERT_EQ(0, pthread_create(&th, NULL, di_register_and_exit, &a));
-	ASSERT_EQ(0, pthread_join(th, NULL));
-	ASSERT_EQ(0, a.ret);
+	ASSERT_EQ(0, ue_reg_in_thread(self->t.fd, "uet_di_mm u32 a",
+				      &self->word, 0));
 	ue_track_del(&self->t, "uet_di_mm");
 	ASSERT_EQ(0, pipe(pipefd));
 	pid = fork();
@@ -414,13 +393,9 @@ TEST_F(di, mm_owned_gone_with_process)
 	ASSERT_GE(pid, 0);
 	if (!pid) {
 		int fd = ue_open_data();
-		struct di_thread_arg a = { fd, &self->word, -1 };
-		pthread_t th;
 
-		if (pthread_create(&th, NULL, di_register_and_exit, &a) ||
-		    pthread_join(th, NULL))
-			_exit(2);
-		_exit(a.ret ? 1 : 0);
+		_exit(ue_reg_in_thread(fd, "uet_di_mm u32 a", &self->word, 0) ?
+		      1 : 0);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));

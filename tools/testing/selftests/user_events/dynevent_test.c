@@ -21,38 +21,11 @@
 #endif
 
 #include "../kselftest_harness.h"
-#include "ue_test_util.h"
+#include "ue_util.h"
 
 static const int perfmon_caps[] = { CAP_PERFMON, CAP_SYS_ADMIN };
 
-FIXTURE(dyn) {
-	struct ue_track t;
-	char *page;
-	int perf_fd;
-};
-
-FIXTURE_SETUP(dyn)
-{
-	self->perf_fd = -1;
-	if (!ue_available())
-		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
-	if (geteuid() != 0)
-		SKIP(return, "dynamic_events needs root and CAP_PERFMON");
-
-	ASSERT_EQ(0, ue_track_init(&self->t));
-	self->page = ue_map_page(PROT_READ | PROT_WRITE);
-	ASSERT_NE(NULL, self->page);
-	memset(self->page, 0, getpagesize());
-}
-
-FIXTURE_TEARDOWN(dyn)
-{
-	if (self->perf_fd >= 0)
-		close(self->perf_fd);
-	ue_track_cleanup(&self->t);
-	if (self->page)
-		munmap(self->page, getpagesize());
-}
+UE_FIXTURE(dyn, UE_ROOT)
 
 /* Create "u:<cmd>" and make sure teardown deletes the event. */
 static int dyn_create(struct ue_track *t, const char *name,
@@ -321,22 +294,12 @@ TEST_F(dyn, busy_perf)
  * CAP_PERFMON (or CAP_SYS_ADMIN), even for uid 0.
  */
 
-static int nocap_cmd(void *cmd)
-{
-	return ue_dyn_cmd(cmd);
-}
-
-static int nocap_del(void *name)
-{
-	return ue_del_name(name);
-}
-
 TEST_F(dyn, eperm_create)
 {
 	int n = ARRAY_SIZE(perfmon_caps);
 
 	ue_track_del(&self->t, "uet_dy_nocap");
-	EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, n, nocap_cmd,
+	EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, n, ue_cb_dyn,
 					      "u:uet_dy_nocap u32 a"));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_nocap"));
 	EXPECT_FALSE(listed("uet_dy_nocap"));
@@ -355,21 +318,21 @@ TEST_F(dyn, eperm_delete)
 
 	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_nocapdel", "u32 a"));
 	for (i = 0; i < ARRAY_SIZE(dels); i++) {
-		EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, n, nocap_cmd,
+		EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, n, ue_cb_dyn,
 						      (void *)dels[i]))
 			TH_LOG("'%s'", dels[i]);
 	}
-	EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, n, nocap_del,
+	EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, n, ue_cb_del,
 					      "uet_dy_nocapdel"));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_nocapdel"));
 	EXPECT_TRUE(listed("uet_dy_nocapdel"));
 
 	/* Either capability alone is enough */
-	EXPECT_EQ(0, ue_run_without_caps(perfmon_caps, 1, nocap_cmd,
+	EXPECT_EQ(0, ue_run_without_caps(perfmon_caps, 1, ue_cb_dyn,
 					 "-:uet_dy_nocapdel"));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_nocapdel"));
 	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_nocapdel", "u32 a"));
-	EXPECT_EQ(0, ue_run_without_caps(perfmon_caps + 1, 1, nocap_cmd,
+	EXPECT_EQ(0, ue_run_without_caps(perfmon_caps + 1, 1, ue_cb_dyn,
 					 "-:uet_dy_nocapdel"));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_nocapdel"));
 }
@@ -378,12 +341,12 @@ TEST_F(dyn, create_with_one_cap)
 {
 	/* Without CAP_SYS_ADMIN, CAP_PERFMON is enough, and the reverse */
 	ue_track_del(&self->t, "uet_dy_onecap");
-	EXPECT_EQ(0, ue_run_without_caps(perfmon_caps + 1, 1, nocap_cmd,
+	EXPECT_EQ(0, ue_run_without_caps(perfmon_caps + 1, 1, ue_cb_dyn,
 					 "u:uet_dy_onecap u32 a"));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_onecap"));
 	EXPECT_EQ(0, ue_dyn_cmd("-:uet_dy_onecap"));
 
-	EXPECT_EQ(0, ue_run_without_caps(perfmon_caps, 1, nocap_cmd,
+	EXPECT_EQ(0, ue_run_without_caps(perfmon_caps, 1, ue_cb_dyn,
 					 "u:uet_dy_onecap u32 a"));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_onecap"));
 	EXPECT_EQ(0, ue_dyn_cmd("-:uet_dy_onecap"));

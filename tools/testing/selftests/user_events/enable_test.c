@@ -8,7 +8,7 @@
 #endif
 
 #include "../kselftest_harness.h"
-#include "ue_test_util.h"
+#include "ue_util.h"
 
 /* Pattern kept in every bit we do not own, to catch stray writes. */
 #define FILLER64	0xa5c3f00f5aa53cc3ull
@@ -35,10 +35,7 @@ static void word_write(void *addr, int size, uint64_t val)
 		__atomic_store_n((uint32_t *)addr, (uint32_t)val, __ATOMIC_RELEASE);
 }
 
-FIXTURE(enable) {
-	struct ue_track t;
-	char *page;
-};
+UE_FIXTURE(enable, 0)
 
 FIXTURE_VARIANT(enable) {
 	int size;	/* enable_size */
@@ -56,24 +53,6 @@ FIXTURE_VARIANT_ADD(enable, size8_bit0) { .size = 8, .bit = 0, .offset = 0 };
 FIXTURE_VARIANT_ADD(enable, size8_bit31) { .size = 8, .bit = 31, .offset = 8 };
 FIXTURE_VARIANT_ADD(enable, size8_bit32) { .size = 8, .bit = 32, .offset = 16 };
 FIXTURE_VARIANT_ADD(enable, size8_bit63) { .size = 8, .bit = 63, .offset = 24 };
-
-FIXTURE_SETUP(enable)
-{
-	if (!ue_available())
-		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
-
-	ASSERT_EQ(0, ue_track_init(&self->t));
-	self->page = ue_map_page(PROT_READ | PROT_WRITE);
-	ASSERT_NE(NULL, self->page);
-	memset(self->page, 0, getpagesize());
-}
-
-FIXTURE_TEARDOWN(enable)
-{
-	ue_track_cleanup(&self->t);
-	if (self->page)
-		munmap(self->page, getpagesize());
-}
 
 /*
  * Name the event after the test and variant so every variant uses its own
@@ -190,28 +169,7 @@ TEST_F(enable, unreg_clears)
  * Tests that do not depend on the variant
  */
 
-FIXTURE(misc) {
-	struct ue_track t;
-	char *page;
-};
-
-FIXTURE_SETUP(misc)
-{
-	if (!ue_available())
-		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
-
-	ASSERT_EQ(0, ue_track_init(&self->t));
-	self->page = ue_map_page(PROT_READ | PROT_WRITE);
-	ASSERT_NE(NULL, self->page);
-	memset(self->page, 0, getpagesize());
-}
-
-FIXTURE_TEARDOWN(misc)
-{
-	ue_track_cleanup(&self->t);
-	if (self->page)
-		munmap(self->page, getpagesize());
-}
+UE_FIXTURE(misc, 0)
 
 /*
  * Every bit of a 4-byte word (8-byte aligned and 4 bytes past that) and

@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 
 #include "../kselftest_harness.h"
-#include "ue_test_util.h"
+#include "ue_util.h"
 
 #define EXEC_CHILD_ARG "--ue-exec-child"
 
@@ -92,28 +92,7 @@ static int child_status(pid_t pid)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-FIXTURE(fork) {
-	struct ue_track t;
-	char *page;
-};
-
-FIXTURE_SETUP(fork)
-{
-	if (!ue_available())
-		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
-
-	ASSERT_EQ(0, ue_track_init(&self->t));
-	self->page = ue_map_page(PROT_READ | PROT_WRITE);
-	ASSERT_NE(NULL, self->page);
-	memset(self->page, 0, getpagesize());
-}
-
-FIXTURE_TEARDOWN(fork)
-{
-	ue_track_cleanup(&self->t);
-	if (self->page)
-		munmap(self->page, getpagesize());
-}
+UE_FIXTURE(fork, 0)
 
 /*
  * The child's copy of the enable word (a copy-on-write page after fork)
@@ -435,15 +414,6 @@ struct thread_arg {
 	int ret;
 };
 
-static void *thread_register(void *data)
-{
-	struct thread_arg *arg = data;
-
-	arg->ret = ue_reg(arg->fd, "uet_fk_thread u32 a", arg->addr, 4, 0, 0,
-			  NULL);
-	return NULL;
-}
-
 /*
  * Note: upstream keeps the registrations per task group, created by the
  * first registering task; threads created before the process used
@@ -452,16 +422,12 @@ static void *thread_register(void *data)
 TEST_F(fork, thread_shares)
 {
 	uint32_t *w = (uint32_t *)self->page;
-	struct thread_arg arg = { .fd = self->t.fd, .addr = w, .ret = 1 };
-	pthread_t thread;
 
 	/* This process uses user_events before the thread is created */
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_fk_thread u32 a", w, 4, 5,
 				  NULL));
-
-	ASSERT_EQ(0, pthread_create(&thread, NULL, thread_register, &arg));
-	ASSERT_EQ(0, pthread_join(thread, NULL));
-	ASSERT_EQ(0, arg.ret);
+	ASSERT_EQ(0, ue_reg_in_thread(self->t.fd, "uet_fk_thread u32 a", w,
+				      0));
 
 	/* The registering thread is gone; the registration lives on */
 	EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, "uet_fk_thread u32 a", w, 4, 0,

@@ -1,267 +1,597 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ftrace on user events: the trace and trace_pipe files show every field
- * of every event with all field types decoded (u8..s64, the C integer
- * names, char[N], __data_loc and __rel_loc strings, struct); the format
- * file describes them; event filters work on integer and string fields.
+ * User Events FTrace Test Program
+ *
+ * Copyright (c) 2021 Beau Belgrave <beaub@linux.microsoft.com>
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
+
+#include <errno.h>
+#include <linux/user_events.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include "../kselftest_harness.h"
-#include "ue_test_util.h"
-#include "consumer_util.h"
+#include "user_events_selftests.h"
 
-#define FT_NAME		"uet_ft_all"
-#define FT_CMD		FT_NAME " u8 a; s8 b; u16 c; s16 d; u32 e; s32 f; " \
-	"u64 g; s64 h; char[8] i; __data_loc char[] k; __rel_loc char[] l; " \
-	"struct uet_pt n 8; unsigned int ui; short sh; char ch; int in"
-#define FT_COUNT	4
+const char *data_file = "/sys/kernel/tracing/user_events_data";
+const char *status_file = "/sys/kernel/tracing/user_events_status";
+const char *enable_file = "/sys/kernel/tracing/events/user_events/__test_event/enable";
+const char *trace_file = "/sys/kernel/tracing/trace";
+const char *fmt_file = "/sys/kernel/tracing/events/user_events/__test_event/format";
 
-struct uet_pt {
-	uint32_t x, y;
-};
-
-/* ftrace prints the 8 bytes as a u64: 0x200000001 on either byte order */
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-#define UET_PT_INIT	{ 2, 1 }
-#else
-#define UET_PT_INIT	{ 1, 2 }
-#endif
-
-FIXTURE(ftrace) {
-	struct ue_session *s;
-	struct ue_event *e;
-	struct ue_track t;
-};
-
-FIXTURE_SETUP(ftrace)
+static int trace_bytes(void)
 {
-	struct timespec start;
+	int fd = open(trace_file, O_RDONLY);
+	char buf[256];
+	int bytes = 0, got;
 
-	self->s = NULL;
-	self->t.fd = -1;
-	if (!ue_available())
-		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
-	ASSERT_EQ(0, ue_track_init(&self->t));
-	ASSERT_EQ(0, ue_session_open(NULL, &self->s));
-	ASSERT_EQ(0, ue_register(self->s, FT_CMD, 0, &self->e));
-	ASSERT_EQ(0, ue_tracing_on());
-	ASSERT_EQ(0, ue_trace_clear());
-	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, FT_NAME));
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	while (!ue_enabled(self->e))
-		ASSERT_LT(ue_elapsed(&start), UE_WAIT_SECS);
-}
+	if (fd == -1)
+		return -1;
 
-FIXTURE_TEARDOWN(ftrace)
-{
-	char path[PATH_MAX];
+	while (true) {
+		got = read(fd, buf, sizeof(buf));
 
-	ue_tpath(path, sizeof(path), "events/%s/%s/filter", UE_SYS, FT_NAME);
-	ue_write_str(path, "0", O_TRUNC);
-	ue_track_cleanup(&self->t);
-	ue_session_close(self->s);
-}
+		if (got == -1)
+			return -1;
 
-static int ft_write(const struct ue_event *e, int j)
-{
-	struct uet_pt pt = UET_PT_INIT;
-	char i[16], k[16], l[16];
+		if (got == 0)
+			break;
 
-	snprintf(i, sizeof(i), "hi%d", j);
-	snprintf(k, sizeof(k), "dl-%d", j);
-	snprintf(l, sizeof(l), "rl-%d", j);
-	return ue_write(e, 'A' + j, -128, 0x1234 + j, -2, 0xdeadbeef, -7 - j,
-			(uint64_t)0x123456789ull + j, (int64_t)-9, i, k, l, &pt,
-			4000000000u, -300, 'z', -1);
-}
-
-/* print_event_fields() output for event @j */
-static void ft_text(char *buf, size_t len, int j)
-{
-	size_t n;
-
-	n = snprintf(buf, len, "%s: a='%c'(%d) b=(128) ", FT_NAME, 'A' + j,
-		     'A' + j);
-	n += snprintf(buf + n, len - n, "c=0x%x (%d) d=0xfffe (65534) ",
-		      0x1234 + j, 0x1234 + j);
-	n += snprintf(buf + n, len - n, "e=0xdeadbeef (-559038737) ");
-	n += snprintf(buf + n, len - n, "f=0x%x (%d) ", (unsigned int)(-7 - j),
-		      -7 - j);
-	n += snprintf(buf + n, len - n, "g=0x%llx (%llu) ", 0x123456789ull + j,
-		      0x123456789ull + j);
-	n += snprintf(buf + n, len - n, "h=0xfffffffffffffff7 (-9) ");
-	n += snprintf(buf + n, len - n, "i=hi%d k=dl-%d l=rl-%d ", j, j, j);
-	n += snprintf(buf + n, len - n, "n=0x200000001 (8589934593) ");
-	n += snprintf(buf + n, len - n, "ui=0xee6b2800 (-294967296) ");
-	snprintf(buf + n, len - n,
-		 "sh=0xfed4 (65236) ch='z'(122) in=0xffffffff (-1)\n");
-}
-
-static int count_in(const char *text, const char *needle)
-{
-	const char *p;
-	int n = 0;
-
-	for (p = strstr(text, needle); p; p = strstr(p + 1, needle))
-		n++;
-	return n;
-}
-
-/* Everything trace_pipe has now; it is consumed. */
-static char *read_pipe_all(int want_lines)
-{
-	char path[PATH_MAX], *buf;
-	size_t cap = 1 << 16, used = 0;
-	struct timespec start;
-	int fd, lines = 0;
-	ssize_t n;
-
-	ue_tpath(path, sizeof(path), "trace_pipe");
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	buf = calloc(1, cap);
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	while (buf && lines < want_lines && used < cap - 1 &&
-	       ue_elapsed(&start) < UE_WAIT_SECS) {
-		n = read(fd, buf + used, cap - 1 - used);
-		if (n > 0) {
-			used += n;
-			buf[used] = '\0';
-			lines = count_in(buf, FT_NAME ":");
-		} else {
-			sched_yield();
-		}
+		bytes += got;
 	}
+
 	close(fd);
-	return buf;
+
+	return bytes;
 }
 
-TEST_F(ftrace, trace_file)
+static int skip_until_empty_line(FILE *fp)
 {
-	char want[512], line[512], *text;
-	int j;
+	int c, last = 0;
 
-	for (j = 0; j < FT_COUNT; j++)
-		ASSERT_EQ(0, ft_write(self->e, j));
+	while (true) {
+		c = getc(fp);
 
-	text = ue_trace_read();
-	ASSERT_NE(NULL, text);
-	EXPECT_EQ(FT_COUNT, count_in(text, FT_NAME ":"));
-	for (j = 0; j < FT_COUNT; j++) {
-		ft_text(want, sizeof(want), j);
-		EXPECT_EQ(1, count_in(text, want)) TH_LOG("missing %s", want);
+		if (c == EOF)
+			break;
+
+		if (last == '\n' && c == '\n')
+			return 0;
+
+		last = c;
 	}
-	if (ue_find_line(text, FT_NAME ":", line, sizeof(line)))
-		TH_LOG("trace: %s", line);
-	free(text);
+
+	return -1;
 }
 
-TEST_F(ftrace, trace_pipe)
+static int get_print_fmt(char *buffer, int len)
 {
-	char want[512], *text;
-	int j;
+	FILE *fp = fopen(fmt_file, "r");
+	char *newline;
 
-	for (j = 0; j < FT_COUNT; j++)
-		ASSERT_EQ(0, ft_write(self->e, j));
+	if (!fp)
+		return -1;
 
-	text = read_pipe_all(FT_COUNT);
-	ASSERT_NE(NULL, text);
-	EXPECT_EQ(FT_COUNT, count_in(text, FT_NAME ":"));
-	for (j = 0; j < FT_COUNT; j++) {
-		ft_text(want, sizeof(want), j);
-		EXPECT_EQ(1, count_in(text, want)) TH_LOG("missing %s", want);
+	/* Read until empty line (Skip Common) */
+	if (skip_until_empty_line(fp) < 0)
+		goto err;
+
+	/* Read until empty line (Skip Properties) */
+	if (skip_until_empty_line(fp) < 0)
+		goto err;
+
+	/* Read in print_fmt: */
+	if (fgets(buffer, len, fp) == NULL)
+		goto err;
+
+	newline = strchr(buffer, '\n');
+
+	if (newline)
+		*newline = '\0';
+
+	fclose(fp);
+
+	return 0;
+err:
+	fclose(fp);
+
+	return -1;
+}
+
+static bool wait_for_delete(void)
+{
+	int i;
+
+	for (i = 0; i < 1000; ++i) {
+		int fd = open(enable_file, O_RDONLY);
+
+		if (fd == -1)
+			return true;
+
+		close(fd);
+		usleep(1000);
 	}
-	free(text);
 
-	/* consumed: trace has no more of them */
-	text = ue_trace_read();
-	ASSERT_NE(NULL, text);
-	EXPECT_EQ(0, count_in(text, FT_NAME ":"));
-	free(text);
+	return false;
 }
 
-/*
- * The format file: offsets, sizes and signedness of every field.  A field
- * is signed unless its type starts with 'u', as upstream marks it: arrays,
- * dynamic strings and structs included.
- */
-TEST_F(ftrace, format)
+static int clear(int *check)
 {
-	static const struct {
-		const char *decl;
-		int off, size, is_signed;
-	} f[] = {
-		{ "u8 a", 8, 1, 0 }, { "s8 b", 9, 1, 1 },
-		{ "u16 c", 10, 2, 0 }, { "s16 d", 12, 2, 1 },
-		{ "u32 e", 14, 4, 0 }, { "s32 f", 18, 4, 1 },
-		{ "u64 g", 22, 8, 0 }, { "s64 h", 30, 8, 1 },
-		{ "char i[", 38, 8, 1 }, { "__data_loc char[] k", 46, 4, 1 },
-		{ "__rel_loc char l[]", 50, 4, 1 },
-		{ "struct uet_pt n", 54, 8, 1 },
-		{ "unsigned int ui", 62, 4, 0 }, { "short sh", 66, 2, 1 },
-		{ "char ch", 68, 1, 1 }, { "int in", 69, 4, 1 },
-	};
-	char path[PATH_MAX], want[128], *text;
-	unsigned int i;
+	struct user_unreg unreg = {0};
+	int fd;
 
-	ue_tpath(path, sizeof(path), "events/%s/%s/format", UE_SYS, FT_NAME);
-	text = ue_read_all(path);
-	ASSERT_NE(NULL, text);
-	for (i = 0; i < ARRAY_SIZE(f); i++) {
-		snprintf(want, sizeof(want), "field:%s", f[i].decl);
-		EXPECT_NE(NULL, strstr(text, want)) TH_LOG("no %s", want);
-		snprintf(want, sizeof(want), "offset:%d;\tsize:%d;\tsigned:%d;",
-			 f[i].off, f[i].size, f[i].is_signed);
-		EXPECT_NE(NULL, strstr(text, want))
-			TH_LOG("no %s (%s)", want, f[i].decl);
+	unreg.size = sizeof(unreg);
+	unreg.disable_bit = 31;
+	unreg.disable_addr = (__u64)check;
+
+	fd = open(data_file, O_RDWR);
+
+	if (fd == -1)
+		return -1;
+
+	if (ioctl(fd, DIAG_IOCSUNREG, &unreg) == -1)
+		if (errno != ENOENT)
+			goto fail;
+
+	if (ioctl(fd, DIAG_IOCSDEL, "__test_event") == -1) {
+		if (errno == EBUSY) {
+			if (!wait_for_delete())
+				goto fail;
+		} else if (errno != ENOENT)
+			goto fail;
 	}
-	EXPECT_NE(NULL, strstr(text, "__get_rel_str(l)"));
-	EXPECT_NE(NULL, strstr(text, "__get_str(k)"));
-	if (_metadata->exit_code != KSFT_PASS)
-		TH_LOG("%s", text);
-	free(text);
+
+	close(fd);
+
+	return 0;
+fail:
+	close(fd);
+
+	return -1;
 }
 
-/* Event filters on an integer and on a __rel_loc string field. */
-TEST_F(ftrace, filter)
+static int check_print_fmt(const char *event, const char *expected, int *check)
 {
-	char path[PATH_MAX], want[512], *text;
-	int j;
+	struct user_reg reg = {0};
+	char print_fmt[256];
+	int ret;
+	int fd;
 
-	ue_tpath(path, sizeof(path), "events/%s/%s/filter", UE_SYS, FT_NAME);
-	ASSERT_EQ(0, ue_write_str(path, "c == 0x1235 || l == \"rl-3\"", O_TRUNC));
-	for (j = 0; j < FT_COUNT; j++)
-		ASSERT_EQ(0, ft_write(self->e, j));
+	/* Ensure cleared */
+	ret = clear(check);
 
-	text = ue_trace_read();
-	ASSERT_NE(NULL, text);
-	EXPECT_EQ(2, count_in(text, FT_NAME ":"));
-	ft_text(want, sizeof(want), 1);
-	EXPECT_EQ(1, count_in(text, want));
-	ft_text(want, sizeof(want), 3);
-	EXPECT_EQ(1, count_in(text, want));
-	free(text);
+	if (ret != 0)
+		return ret;
 
-	/* a glob on the __data_loc string */
-	ASSERT_EQ(0, ue_trace_clear());
-	ASSERT_EQ(0, ue_write_str(path, "k ~ \"dl-[02]\"", O_TRUNC));
-	for (j = 0; j < FT_COUNT; j++)
-		ASSERT_EQ(0, ft_write(self->e, j));
-	text = ue_trace_read();
-	ASSERT_NE(NULL, text);
-	EXPECT_EQ(2, count_in(text, FT_NAME ":"));
-	ft_text(want, sizeof(want), 0);
-	EXPECT_EQ(1, count_in(text, want));
-	ft_text(want, sizeof(want), 2);
-	EXPECT_EQ(1, count_in(text, want));
-	free(text);
+	fd = open(data_file, O_RDWR);
+
+	if (fd == -1)
+		return fd;
+
+	reg.size = sizeof(reg);
+	reg.name_args = (__u64)event;
+	reg.enable_bit = 31;
+	reg.enable_addr = (__u64)check;
+	reg.enable_size = sizeof(*check);
+
+	/* Register should work */
+	ret = ioctl(fd, DIAG_IOCSREG, &reg);
+
+	if (ret != 0) {
+		close(fd);
+		printf("Reg failed in fmt\n");
+		return ret;
+	}
+
+	/* Ensure correct print_fmt */
+	ret = get_print_fmt(print_fmt, sizeof(print_fmt));
+
+	close(fd);
+
+	if (ret != 0)
+		return ret;
+
+	return strcmp(print_fmt, expected);
+}
+
+FIXTURE(user) {
+	int status_fd;
+	int data_fd;
+	int enable_fd;
+	int check;
+	bool umount;
+};
+
+FIXTURE_SETUP(user) {
+	USER_EVENT_FIXTURE_SETUP(return, self->umount);
+
+	self->status_fd = open(status_file, O_RDONLY);
+	ASSERT_NE(-1, self->status_fd);
+
+	self->data_fd = open(data_file, O_RDWR);
+	ASSERT_NE(-1, self->data_fd);
+
+	self->enable_fd = -1;
+}
+
+FIXTURE_TEARDOWN(user) {
+	USER_EVENT_FIXTURE_TEARDOWN(self->umount);
+
+	close(self->status_fd);
+	close(self->data_fd);
+
+	if (self->enable_fd != -1) {
+		write(self->enable_fd, "0", sizeof("0"));
+		close(self->enable_fd);
+	}
+
+	if (clear(&self->check) != 0)
+		printf("WARNING: Clear didn't work!\n");
+}
+
+TEST_F(user, register_events) {
+	struct user_reg reg = {0};
+	struct user_unreg unreg = {0};
+
+	reg.size = sizeof(reg);
+	reg.name_args = (__u64)"__test_event u32 field1; u32 field2";
+	reg.enable_bit = 31;
+	reg.enable_addr = (__u64)&self->check;
+	reg.enable_size = sizeof(self->check);
+
+	unreg.size = sizeof(unreg);
+	unreg.disable_bit = 31;
+	unreg.disable_addr = (__u64)&self->check;
+
+	/* Register should work */
+	ASSERT_EQ(0, ioctl(self->data_fd, DIAG_IOCSREG, &reg));
+	ASSERT_EQ(0, reg.write_index);
+
+	/* Multiple registers to the same addr + bit should fail */
+	ASSERT_EQ(-1, ioctl(self->data_fd, DIAG_IOCSREG, &reg));
+	ASSERT_EQ(EADDRINUSE, errno);
+
+	/* Multiple registers to same name should result in same index */
+	reg.enable_bit = 30;
+	ASSERT_EQ(0, ioctl(self->data_fd, DIAG_IOCSREG, &reg));
+	ASSERT_EQ(0, reg.write_index);
+
+	/* Register without separator spacing should still match */
+	reg.enable_bit = 29;
+	reg.name_args = (__u64)"__test_event u32 field1;u32 field2";
+	ASSERT_EQ(0, ioctl(self->data_fd, DIAG_IOCSREG, &reg));
+	ASSERT_EQ(0, reg.write_index);
+
+	/* Multiple registers to same name but different args should fail */
+	reg.enable_bit = 29;
+	reg.name_args = (__u64)"__test_event u32 field1;";
+	ASSERT_EQ(-1, ioctl(self->data_fd, DIAG_IOCSREG, &reg));
+	ASSERT_EQ(EADDRINUSE, errno);
+
+	/* Ensure disabled */
+	self->enable_fd = open(enable_file, O_RDWR);
+	ASSERT_NE(-1, self->enable_fd);
+	ASSERT_NE(-1, write(self->enable_fd, "0", sizeof("0")))
+
+	/* Enable event and ensure bits updated in status */
+	ASSERT_NE(-1, write(self->enable_fd, "1", sizeof("1")))
+	ASSERT_EQ(1 << reg.enable_bit, self->check);
+
+	/* Disable event and ensure bits updated in status */
+	ASSERT_NE(-1, write(self->enable_fd, "0", sizeof("0")))
+	ASSERT_EQ(0, self->check);
+
+	/* File still open should return -EBUSY for delete */
+	ASSERT_EQ(-1, ioctl(self->data_fd, DIAG_IOCSDEL, "__test_event"));
+	ASSERT_EQ(EBUSY, errno);
+
+	/* Unregister */
+	ASSERT_EQ(0, ioctl(self->data_fd, DIAG_IOCSUNREG, &unreg));
+	unreg.disable_bit = 30;
+	ASSERT_EQ(0, ioctl(self->data_fd, DIAG_IOCSUNREG, &unreg));
+	unreg.disable_bit = 29;
+	ASSERT_EQ(0, ioctl(self->data_fd, DIAG_IOCSUNREG, &unreg));
+
+	/* Delete should have been auto-done after close and unregister */
+	close(self->data_fd);
+
+	ASSERT_EQ(true, wait_for_delete());
+}
+
+TEST_F(user, write_events) {
+	struct user_reg reg = {0};
+	struct iovec io[3];
+	__u32 field1, field2;
+	int before = 0, after = 0;
+
+	reg.size = sizeof(reg);
+	reg.name_args = (__u64)"__test_event u32 field1; u32 field2";
+	reg.enable_bit = 31;
+	reg.enable_addr = (__u64)&self->check;
+	reg.enable_size = sizeof(self->check);
+
+	field1 = 1;
+	field2 = 2;
+
+	io[0].iov_base = &reg.write_index;
+	io[0].iov_len = sizeof(reg.write_index);
+	io[1].iov_base = &field1;
+	io[1].iov_len = sizeof(field1);
+	io[2].iov_base = &field2;
+	io[2].iov_len = sizeof(field2);
+
+	/* Register should work */
+	ASSERT_EQ(0, ioctl(self->data_fd, DIAG_IOCSREG, &reg));
+	ASSERT_EQ(0, reg.write_index);
+	ASSERT_EQ(0, self->check);
+
+	/* Write should fail on invalid slot with ENOENT */
+	io[0].iov_base = &field2;
+	io[0].iov_len = sizeof(field2);
+	ASSERT_EQ(-1, writev(self->data_fd, (const struct iovec *)io, 3));
+	ASSERT_EQ(ENOENT, errno);
+	io[0].iov_base = &reg.write_index;
+	io[0].iov_len = sizeof(reg.write_index);
+
+	/* Write should return -EBADF when event is not enabled */
+	ASSERT_EQ(-1, writev(self->data_fd, (const struct iovec *)io, 3));
+	ASSERT_EQ(EBADF, errno);
+
+	/* Enable event */
+	self->enable_fd = open(enable_file, O_RDWR);
+	ASSERT_NE(-1, write(self->enable_fd, "1", sizeof("1")))
+
+	/* Event should now be enabled */
+	ASSERT_NE(1 << reg.enable_bit, self->check);
+
+	/* Write should make it out to ftrace buffers */
+	before = trace_bytes();
+	ASSERT_NE(-1, writev(self->data_fd, (const struct iovec *)io, 3));
+	after = trace_bytes();
+	ASSERT_GT(after, before);
+
+	/* Negative index should fail with EINVAL */
+	reg.write_index = -1;
+	ASSERT_EQ(-1, writev(self->data_fd, (const struct iovec *)io, 3));
+	ASSERT_EQ(EINVAL, errno);
+}
+
+TEST_F(user, write_empty_events) {
+	struct user_reg reg = {0};
+	struct iovec io[1];
+	int before = 0, after = 0;
+
+	reg.size = sizeof(reg);
+	reg.name_args = (__u64)"__test_event";
+	reg.enable_bit = 31;
+	reg.enable_addr = (__u64)&self->check;
+	reg.enable_size = sizeof(self->check);
+
+	io[0].iov_base = &reg.write_index;
+	io[0].iov_len = sizeof(reg.write_index);
+
+	/* Register should work */
+	ASSERT_EQ(0, ioctl(self->data_fd, DIAG_IOCSREG, &reg));
+	ASSERT_EQ(0, reg.write_index);
+	ASSERT_EQ(0, self->check);
+
+	/* Enable event */
+	self->enable_fd = open(enable_file, O_RDWR);
+	ASSERT_NE(-1, write(self->enable_fd, "1", sizeof("1")))
+
+	/* Event should now be enabled */
+	ASSERT_EQ(1 << reg.enable_bit, self->check);
+
+	/* Write should make it out to ftrace buffers */
+	before = trace_bytes();
+	ASSERT_NE(-1, writev(self->data_fd, (const struct iovec *)io, 1));
+	after = trace_bytes();
+	ASSERT_GT(after, before);
+}
+
+TEST_F(user, write_fault) {
+	struct user_reg reg = {0};
+	struct iovec io[2];
+	int l = sizeof(__u64);
+	void *anon;
+
+	reg.size = sizeof(reg);
+	reg.name_args = (__u64)"__test_event u64 anon";
+	reg.enable_bit = 31;
+	reg.enable_addr = (__u64)&self->check;
+	reg.enable_size = sizeof(self->check);
+
+	anon = mmap(NULL, l, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, anon);
+
+	io[0].iov_base = &reg.write_index;
+	io[0].iov_len = sizeof(reg.write_index);
+	io[1].iov_base = anon;
+	io[1].iov_len = l;
+
+	/* Register should work */
+	ASSERT_EQ(0, ioctl(self->data_fd, DIAG_IOCSREG, &reg));
+	ASSERT_EQ(0, reg.write_index);
+
+	/* Enable event */
+	self->enable_fd = open(enable_file, O_RDWR);
+	ASSERT_NE(-1, write(self->enable_fd, "1", sizeof("1")))
+
+	/* Write should work normally */
+	ASSERT_NE(-1, writev(self->data_fd, (const struct iovec *)io, 2));
+
+	/* Faulted data should zero fill and work */
+	ASSERT_EQ(0, madvise(anon, l, MADV_DONTNEED));
+	ASSERT_NE(-1, writev(self->data_fd, (const struct iovec *)io, 2));
+	ASSERT_EQ(0, munmap(anon, l));
+}
+
+TEST_F(user, write_validator) {
+	struct user_reg reg = {0};
+	struct iovec io[3];
+	int loc, bytes;
+	char data[8];
+	int before = 0, after = 0;
+
+	reg.size = sizeof(reg);
+	reg.name_args = (__u64)"__test_event __rel_loc char[] data";
+	reg.enable_bit = 31;
+	reg.enable_addr = (__u64)&self->check;
+	reg.enable_size = sizeof(self->check);
+
+	/* Register should work */
+	ASSERT_EQ(0, ioctl(self->data_fd, DIAG_IOCSREG, &reg));
+	ASSERT_EQ(0, reg.write_index);
+	ASSERT_EQ(0, self->check);
+
+	io[0].iov_base = &reg.write_index;
+	io[0].iov_len = sizeof(reg.write_index);
+	io[1].iov_base = &loc;
+	io[1].iov_len = sizeof(loc);
+	io[2].iov_base = data;
+	bytes = snprintf(data, sizeof(data), "Test") + 1;
+	io[2].iov_len = bytes;
+
+	/* Undersized write should fail */
+	ASSERT_EQ(-1, writev(self->data_fd, (const struct iovec *)io, 1));
+	ASSERT_EQ(EINVAL, errno);
+
+	/* Enable event */
+	self->enable_fd = open(enable_file, O_RDWR);
+	ASSERT_NE(-1, write(self->enable_fd, "1", sizeof("1")))
+
+	/* Event should now be enabled */
+	ASSERT_EQ(1 << reg.enable_bit, self->check);
+
+	/* Full in-bounds write should work */
+	before = trace_bytes();
+	loc = DYN_LOC(0, bytes);
+	ASSERT_NE(-1, writev(self->data_fd, (const struct iovec *)io, 3));
+	after = trace_bytes();
+	ASSERT_GT(after, before);
+
+	/* Out of bounds write should fault (offset way out) */
+	loc = DYN_LOC(1024, bytes);
+	ASSERT_EQ(-1, writev(self->data_fd, (const struct iovec *)io, 3));
+	ASSERT_EQ(EFAULT, errno);
+
+	/* Out of bounds write should fault (offset 1 byte out) */
+	loc = DYN_LOC(1, bytes);
+	ASSERT_EQ(-1, writev(self->data_fd, (const struct iovec *)io, 3));
+	ASSERT_EQ(EFAULT, errno);
+
+	/* Out of bounds write should fault (size way out) */
+	loc = DYN_LOC(0, bytes + 1024);
+	ASSERT_EQ(-1, writev(self->data_fd, (const struct iovec *)io, 3));
+	ASSERT_EQ(EFAULT, errno);
+
+	/* Out of bounds write should fault (size 1 byte out) */
+	loc = DYN_LOC(0, bytes + 1);
+	ASSERT_EQ(-1, writev(self->data_fd, (const struct iovec *)io, 3));
+	ASSERT_EQ(EFAULT, errno);
+
+	/* Non-Null should fault */
+	memset(data, 'A', sizeof(data));
+	loc = DYN_LOC(0, bytes);
+	ASSERT_EQ(-1, writev(self->data_fd, (const struct iovec *)io, 3));
+	ASSERT_EQ(EFAULT, errno);
+}
+
+TEST_F(user, print_fmt) {
+	int ret;
+
+	ret = check_print_fmt("__test_event __rel_loc char[] data",
+			      "print fmt: \"data=%s\", __get_rel_str(data)",
+			      &self->check);
+	ASSERT_EQ(0, ret);
+
+	ret = check_print_fmt("__test_event __data_loc char[] data",
+			      "print fmt: \"data=%s\", __get_str(data)",
+			      &self->check);
+	ASSERT_EQ(0, ret);
+
+	ret = check_print_fmt("__test_event s64 data",
+			      "print fmt: \"data=%lld\", REC->data",
+			      &self->check);
+	ASSERT_EQ(0, ret);
+
+	ret = check_print_fmt("__test_event u64 data",
+			      "print fmt: \"data=%llu\", REC->data",
+			      &self->check);
+	ASSERT_EQ(0, ret);
+
+	ret = check_print_fmt("__test_event s32 data",
+			      "print fmt: \"data=%d\", REC->data",
+			      &self->check);
+	ASSERT_EQ(0, ret);
+
+	ret = check_print_fmt("__test_event u32 data",
+			      "print fmt: \"data=%u\", REC->data",
+			      &self->check);
+	ASSERT_EQ(0, ret);
+
+	ret = check_print_fmt("__test_event int data",
+			      "print fmt: \"data=%d\", REC->data",
+			      &self->check);
+	ASSERT_EQ(0, ret);
+
+	ret = check_print_fmt("__test_event unsigned int data",
+			      "print fmt: \"data=%u\", REC->data",
+			      &self->check);
+	ASSERT_EQ(0, ret);
+
+	ret = check_print_fmt("__test_event s16 data",
+			      "print fmt: \"data=%d\", REC->data",
+			      &self->check);
+	ASSERT_EQ(0, ret);
+
+	ret = check_print_fmt("__test_event u16 data",
+			      "print fmt: \"data=%u\", REC->data",
+			      &self->check);
+	ASSERT_EQ(0, ret);
+
+	ret = check_print_fmt("__test_event short data",
+			      "print fmt: \"data=%d\", REC->data",
+			      &self->check);
+	ASSERT_EQ(0, ret);
+
+	ret = check_print_fmt("__test_event unsigned short data",
+			      "print fmt: \"data=%u\", REC->data",
+			      &self->check);
+	ASSERT_EQ(0, ret);
+
+	ret = check_print_fmt("__test_event s8 data",
+			      "print fmt: \"data=%d\", REC->data",
+			      &self->check);
+	ASSERT_EQ(0, ret);
+
+	ret = check_print_fmt("__test_event u8 data",
+			      "print fmt: \"data=%u\", REC->data",
+			      &self->check);
+	ASSERT_EQ(0, ret);
+
+	ret = check_print_fmt("__test_event char data",
+			      "print fmt: \"data=%d\", REC->data",
+			      &self->check);
+	ASSERT_EQ(0, ret);
+
+	ret = check_print_fmt("__test_event unsigned char data",
+			      "print fmt: \"data=%u\", REC->data",
+			      &self->check);
+	ASSERT_EQ(0, ret);
+
+	ret = check_print_fmt("__test_event char[4] data",
+			      "print fmt: \"data=%s\", REC->data",
+			      &self->check);
+	ASSERT_EQ(0, ret);
 }
 
 int main(int argc, char **argv)
 {
-	return cu_main(argc, argv);
+	return test_harness_run(argc, argv);
 }

@@ -9,8 +9,7 @@
 #endif
 
 #include "../kselftest_harness.h"
-#include "ue_test_util.h"
-#include "consumer_util.h"
+#include "ue_util.h"
 
 #define HT_NAME		"uet_hist_ev"
 #define HT_CMD		HT_NAME " u32 key; u64 val; __rel_loc char[] who"
@@ -57,19 +56,6 @@ FIXTURE_TEARDOWN(hist)
 	ue_session_close(self->s);
 }
 
-static bool wait_enabled(const struct ue_event *e, bool want)
-{
-	struct timespec start;
-
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	while (ue_enabled(e) != want) {
-		if (ue_elapsed(&start) > UE_WAIT_SECS)
-			return false;
-		sched_yield();
-	}
-	return true;
-}
-
 static char *read_hist(void)
 {
 	char path[PATH_MAX];
@@ -89,7 +75,7 @@ TEST_F(hist, int_key)
 	ASSERT_EQ(0, ue_write_str(self->trig, HT_TRIG_INT, O_APPEND));
 	self->active[0] = HT_TRIG_INT;
 	/* a hist trigger alone enables the event */
-	ASSERT_TRUE(wait_enabled(self->e, true));
+	ASSERT_TRUE(ue_wait_lib(self->e, true));
 
 	for (k = 0; k < HT_KEYS; k++)
 		for (n = 0; n <= k; n++)
@@ -119,7 +105,7 @@ TEST_F(hist, int_key)
 
 	EXPECT_EQ(0, ue_write_str(self->trig, "!" HT_TRIG_INT, O_APPEND));
 	self->active[0] = NULL;
-	EXPECT_TRUE(wait_enabled(self->e, false));
+	EXPECT_TRUE(ue_wait_lib(self->e, false));
 }
 
 /* keys on a __rel_loc string: "w<k>" written k + 1 times */
@@ -132,7 +118,7 @@ TEST_F(hist, string_key)
 
 	ASSERT_EQ(0, ue_write_str(self->trig, HT_TRIG_STR, O_APPEND));
 	self->active[1] = HT_TRIG_STR;
-	ASSERT_TRUE(wait_enabled(self->e, true));
+	ASSERT_TRUE(ue_wait_lib(self->e, true));
 
 	for (k = 0; k < HT_KEYS; k++) {
 		snprintf(want, sizeof(want), "w%d", k);
@@ -168,5 +154,5 @@ TEST_F(hist, string_key)
 
 int main(int argc, char **argv)
 {
-	return cu_main(argc, argv);
+	return ue_main(argc, argv, test_harness_run);
 }

@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 
 #include "../kselftest_harness.h"
-#include "ue_test_util.h"
+#include "ue_util.h"
 
 /* Seconds the contention case runs: long enough for many toggles. */
 #define HO_CHURN_SECS	2
@@ -96,7 +96,7 @@ TEST_F(ho, madv_wipeonfork_not_inherited)
 }
 
 struct ho_churn {
-	volatile bool stop;
+	bool stop;	/* __atomic accesses */
 	long maps;
 };
 
@@ -106,7 +106,7 @@ static void *ho_churn_thread(void *p)
 	struct ho_churn *c = p;
 	size_t len = 64 * getpagesize();
 
-	while (!c->stop) {
+	while (!__atomic_load_n(&c->stop, __ATOMIC_RELAXED)) {
 		void *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 
@@ -150,7 +150,7 @@ TEST_F(ho, bit_converges_under_mmap_churn)
 	EXPECT_TRUE(ue_wait_bit(word, 4, 0, true));
 	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_ho_churn", false));
 	EXPECT_TRUE(ue_wait_bit(word, 4, 0, false));
-	c.stop = true;
+	__atomic_store_n(&c.stop, true, __ATOMIC_RELAXED);
 	pthread_join(th, NULL);
 	EXPECT_GT(toggles, 1);
 	EXPECT_GT(c.maps, 0);

@@ -18,7 +18,7 @@
 #endif
 
 #include "../kselftest_harness.h"
-#include "ue_test_util.h"
+#include "ue_util.h"
 
 #define MAX_PATH	"/proc/sys/kernel/user_events_max"
 #define NFDS		8
@@ -58,16 +58,19 @@ static int set_max(int val)
 /* Number of events in the system, as counted by user_events_status. */
 static int active_events(void)
 {
-	char *text = ue_status_read(), *pos;
-	int n = -1;
+	int active, busy;
 
-	if (!text)
-		return -errno;
-	pos = strstr(text, "\nActive: ");
-	if (pos)
-		n = atoi(pos + strlen("\nActive: "));
-	free(text);
-	return n;
+	return ue_status_counts(&active, &busy) ? active : -1;
+}
+
+/* Why the sysctl cannot be changed, NULL if it can */
+static const char *sysctl_unusable(const char *saved)
+{
+	if (!saved[0])
+		return "no " MAX_PATH;
+	if (geteuid() != 0)
+		return "changing " MAX_PATH " needs root";
+	return NULL;
 }
 
 FIXTURE_SETUP(limits)
@@ -78,19 +81,17 @@ FIXTURE_SETUP(limits)
 	for (i = 0; i < NFDS; i++)
 		self->fds[i] = -1;
 	self->saved[0] = '\0';
-	if (!ue_available())
-		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
-
-	ASSERT_EQ(0, ue_track_init(&self->t));
-	self->page = ue_map_page(PROT_READ | PROT_WRITE);
-	ASSERT_NE(NULL, self->page);
-	memset(self->page, 0, getpagesize());
-
+	if (ue_skip_reason(0))
+		SKIP(return, "%s", ue_skip_reason(0));
+	ASSERT_EQ(0, ue_fixture_init(&self->t, &self->page, &i, 0));
 	text = ue_read_all(MAX_PATH);
 	if (text) {
 		snprintf(self->saved, sizeof(self->saved), "%s", text);
 		free(text);
 	}
+	/* every test changes the sysctl */
+	if (sysctl_unusable(self->saved))
+		SKIP(return, "%s", sysctl_unusable(self->saved));
 }
 
 FIXTURE_TEARDOWN(limits)
@@ -102,9 +103,7 @@ FIXTURE_TEARDOWN(limits)
 	for (i = 0; i < NFDS; i++)
 		if (self->fds[i] >= 0)
 			close(self->fds[i]);
-	ue_track_cleanup(&self->t);
-	if (self->page)
-		munmap(self->page, getpagesize());
+	ue_fixture_fini(&self->t, self->page, -1, 0);
 }
 
 /*
@@ -133,22 +132,10 @@ static void drop(int *fds, char *page, int n)
 #define MULTI USER_EVENT_REG_MULTI_FORMAT
 #define PERSIST USER_EVENT_REG_PERSIST
 
-/* Why the sysctl cannot be changed, NULL if it can */
-static const char *sysctl_unusable(const char *saved)
-{
-	if (!saved[0])
-		return "no " MAX_PATH;
-	if (geteuid() != 0)
-		return "changing " MAX_PATH " needs root";
-	return NULL;
-}
-
 TEST_F(limits, sysctl_values)
 {
 	int orig;
 
-	if (sysctl_unusable(self->saved))
-		SKIP(return, "%s", sysctl_unusable(self->saved));
 	orig = read_max();
 	ASSERT_GT(orig, 0);
 
@@ -180,8 +167,6 @@ TEST_F(limits, max_events)
 {
 	int n0;
 
-	if (sysctl_unusable(self->saved))
-		SKIP(return, "%s", sysctl_unusable(self->saved));
 	n0 = active_events();
 	ASSERT_LE(0, n0);
 	ASSERT_EQ(0, set_max(n0 + 2));
@@ -218,8 +203,6 @@ TEST_F(limits, persistent_count)
 {
 	int n0;
 
-	if (sysctl_unusable(self->saved))
-		SKIP(return, "%s", sysctl_unusable(self->saved));
 	n0 = active_events();
 	ASSERT_LE(0, n0);
 	ue_track_del(&self->t, "uet_li_pers");
@@ -238,8 +221,6 @@ TEST_F(limits, reaps_unused)
 {
 	int n0;
 
-	if (sysctl_unusable(self->saved))
-		SKIP(return, "%s", sysctl_unusable(self->saved));
 	n0 = active_events();
 	ASSERT_LE(0, n0);
 
@@ -268,8 +249,6 @@ TEST_F(limits, lower_than_count)
 {
 	int n0;
 
-	if (sysctl_unusable(self->saved))
-		SKIP(return, "%s", sysctl_unusable(self->saved));
 	n0 = active_events();
 	ASSERT_LE(0, n0);
 	ASSERT_EQ(0, SLOT_REG(0, "uet_li_low0 u32 a", 0));

@@ -13,7 +13,7 @@
 #endif
 
 #include "../kselftest_harness.h"
-#include "ue_test_util.h"
+#include "ue_util.h"
 
 #define MM_CAP		65536
 

@@ -17,80 +17,12 @@
 #include <dirent.h>
 
 #include "../kselftest_harness.h"
-#include "ue_test_util.h"
+#include "ue_util.h"
 
 #define MULTI USER_EVENT_REG_MULTI_FORMAT
 #define PERSIST USER_EVENT_REG_PERSIST
 
-FIXTURE(multi) {
-	struct ue_track t;
-	char *page;
-};
-
-FIXTURE_SETUP(multi)
-{
-	if (!ue_available())
-		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
-
-	ASSERT_EQ(0, ue_track_init(&self->t));
-	self->page = ue_map_page(PROT_READ | PROT_WRITE);
-	ASSERT_NE(NULL, self->page);
-	memset(self->page, 0, getpagesize());
-}
-
-FIXTURE_TEARDOWN(multi)
-{
-	ue_track_cleanup(&self->t);
-	if (self->page)
-		munmap(self->page, getpagesize());
-}
-
-/* Is @tp "<name>.<hex digits>"? */
-static bool is_version_of(const char *tp, const char *name)
-{
-	size_t nlen = strlen(name);
-	const char *hex = tp + nlen + 1;
-
-	return !strncmp(tp, name, nlen) && tp[nlen] == '.' && *hex &&
-	       strspn(hex, "0123456789abcdefABCDEF") == strlen(hex);
-}
-
-/*
- * Tracepoints of @name in user_events_multi; the one whose format file
- * mentions @field (when not NULL) is copied to @tp.  Returns the count.
- */
-static int versions(const char *name, const char *field, char *tp,
-		    size_t len)
-{
-	char path[PATH_MAX], semi[128], bracket[128], *text;
-	struct dirent *de;
-	int count = 0;
-	DIR *dir;
-
-	dir = opendir(ue_tpath(path, sizeof(path), "events/%s", UE_SYS_MULTI));
-	if (!dir)
-		return 0;
-
-	/* "field:u32 name;" or "field:char name[8];" */
-	snprintf(semi, sizeof(semi), " %s;", field ? field : "");
-	snprintf(bracket, sizeof(bracket), " %s[", field ? field : "");
-	while ((de = readdir(dir))) {
-		if (!is_version_of(de->d_name, name))
-			continue;
-		count++;
-		if (!field || !tp)
-			continue;
-		ue_tpath(path, sizeof(path), "events/%s/%s/format",
-			 UE_SYS_MULTI, de->d_name);
-		text = ue_read_all(path);
-		if (text && (strstr(text, semi) || strstr(text, bracket)))
-			snprintf(tp, len, "%s", de->d_name);
-		free(text);
-	}
-
-	closedir(dir);
-	return count;
-}
+UE_FIXTURE(multi, 0)
 
 /* Tracked multi-format registration at bit @bit of the fixture page */
 #define REG_MULTI(fd, cmd, bit, idx) \
@@ -101,8 +33,8 @@ TEST_F(multi, system_and_name)
 	char tp[UE_NAME_MAX] = "", line[512];
 
 	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_sys u32 a", 0, NULL));
-	ASSERT_EQ(1, versions("uet_mu_sys", "a", tp, sizeof(tp)));
-	ASSERT_TRUE(is_version_of(tp, "uet_mu_sys")) TH_LOG("'%s'", tp);
+	ASSERT_EQ(1, ue_multi_versions("uet_mu_sys", "a", tp, sizeof(tp)));
+	ASSERT_TRUE(ue_is_version_of(tp, "uet_mu_sys")) TH_LOG("'%s'", tp);
 
 	EXPECT_TRUE(ue_event_exists(UE_SYS_MULTI, tp));
 	EXPECT_GT(ue_event_id(UE_SYS_MULTI, tp), 0);
@@ -130,7 +62,7 @@ TEST_F(multi, same_format_shared)
 
 	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_shared u32 a; u64 b",
 			       0, NULL));
-	ASSERT_EQ(1, versions("uet_mu_shared", "a", tp, sizeof(tp)));
+	ASSERT_EQ(1, ue_multi_versions("uet_mu_shared", "a", tp, sizeof(tp)));
 	id = ue_event_id(UE_SYS_MULTI, tp);
 	ASSERT_GT(id, 0);
 
@@ -143,13 +75,13 @@ TEST_F(multi, same_format_shared)
 	ASSERT_EQ(0, REG_MULTI(fd2, "uet_mu_shared  u32 a; u64 b", 2,
 			       NULL));
 
-	EXPECT_EQ(1, versions("uet_mu_shared", "a", tp2, sizeof(tp2)));
+	EXPECT_EQ(1, ue_multi_versions("uet_mu_shared", "a", tp2, sizeof(tp2)));
 	EXPECT_STREQ(tp, tp2);
 	EXPECT_EQ(id, ue_event_id(UE_SYS_MULTI, tp));
 
 	ue_track_cleanup(&self->t);
 	close(fd2);
-	EXPECT_EQ(0, versions("uet_mu_shared", NULL, NULL, 0));
+	EXPECT_EQ(0, ue_multi_versions("uet_mu_shared", NULL, NULL, 0));
 }
 
 /*
@@ -187,10 +119,10 @@ TEST_F(multi, same_format_two_processes)
 	/* The child registered first */
 	ASSERT_EQ(1, read(go[0], &c, 1));
 	ASSERT_EQ('R', c);
-	ASSERT_EQ(1, versions("uet_mu_procs", "a", tp, sizeof(tp)));
+	ASSERT_EQ(1, ue_multi_versions("uet_mu_procs", "a", tp, sizeof(tp)));
 
 	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_procs u32 a", 0, NULL));
-	EXPECT_EQ(1, versions("uet_mu_procs", "a", tp2, sizeof(tp2)));
+	EXPECT_EQ(1, ue_multi_versions("uet_mu_procs", "a", tp2, sizeof(tp2)));
 	EXPECT_STREQ(tp, tp2);
 
 	/* The child goes away; our registration keeps the tracepoint */
@@ -213,10 +145,10 @@ TEST_F(multi, other_format_other_version)
 	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_vers u32 fa", 0, &ia));
 	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_vers u64 fb", 1, &ib));
 	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_vers", 2, &ic));
-	EXPECT_EQ(3, versions("uet_mu_vers", NULL, NULL, 0));
+	EXPECT_EQ(3, ue_multi_versions("uet_mu_vers", NULL, NULL, 0));
 
-	ASSERT_EQ(3, versions("uet_mu_vers", "fa", a, sizeof(a)));
-	ASSERT_EQ(3, versions("uet_mu_vers", "fb", b, sizeof(b)));
+	ASSERT_EQ(3, ue_multi_versions("uet_mu_vers", "fa", a, sizeof(a)));
+	ASSERT_EQ(3, ue_multi_versions("uet_mu_vers", "fb", b, sizeof(b)));
 	ASSERT_NE(0, strlen(a));
 	ASSERT_NE(0, strlen(b));
 	EXPECT_STRNE(a, b);
@@ -234,7 +166,7 @@ TEST_F(multi, other_format_other_version)
 	EXPECT_FALSE(ue_dyn_line(a, c, sizeof(c)));
 
 	ue_track_cleanup(&self->t);
-	EXPECT_EQ(0, versions("uet_mu_vers", NULL, NULL, 0));
+	EXPECT_EQ(0, ue_multi_versions("uet_mu_vers", NULL, NULL, 0));
 }
 
 TEST_F(multi, version_removed_alone)
@@ -247,14 +179,14 @@ TEST_F(multi, version_removed_alone)
 	ASSERT_EQ(0, ue_reg(fd, "uet_mu_alone u32 fa", self->page, 4, 0, MULTI,
 			    NULL));
 	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_alone u64 fb", 1, NULL));
-	ASSERT_EQ(2, versions("uet_mu_alone", "fa", a, sizeof(a)));
-	ASSERT_EQ(2, versions("uet_mu_alone", "fb", b, sizeof(b)));
+	ASSERT_EQ(2, ue_multi_versions("uet_mu_alone", "fa", a, sizeof(a)));
+	ASSERT_EQ(2, ue_multi_versions("uet_mu_alone", "fb", b, sizeof(b)));
 
 	ASSERT_EQ(0, ue_unreg(fd, self->page, 0));
 	close(fd);
 	EXPECT_FALSE(ue_event_exists(UE_SYS_MULTI, a));
 	EXPECT_TRUE(ue_event_exists(UE_SYS_MULTI, b));
-	EXPECT_EQ(1, versions("uet_mu_alone", NULL, NULL, 0));
+	EXPECT_EQ(1, ue_multi_versions("uet_mu_alone", NULL, NULL, 0));
 }
 
 TEST_F(multi, coexists_with_single)
@@ -270,7 +202,7 @@ TEST_F(multi, coexists_with_single)
 	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_both u64 x", 2, NULL));
 
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_mu_both"));
-	EXPECT_EQ(2, versions("uet_mu_both", "a", tp, sizeof(tp)));
+	EXPECT_EQ(2, ue_multi_versions("uet_mu_both", "a", tp, sizeof(tp)));
 	EXPECT_NE(single, multi);
 	EXPECT_NE(ue_event_id(UE_SYS, "uet_mu_both"),
 		  ue_event_id(UE_SYS_MULTI, tp));
@@ -292,8 +224,8 @@ TEST_F(multi, enable_one_version)
 	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_en u64 fb", 1, NULL));
 	ASSERT_EQ(0, REG_MULTI(fd2, "uet_mu_en u32 fa", 2, NULL));
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_mu_en u32 fa", w, 4, 3, NULL));
-	ASSERT_EQ(2, versions("uet_mu_en", "fa", a, sizeof(a)));
-	ASSERT_EQ(2, versions("uet_mu_en", "fb", b, sizeof(b)));
+	ASSERT_EQ(2, ue_multi_versions("uet_mu_en", "fa", a, sizeof(a)));
+	ASSERT_EQ(2, ue_multi_versions("uet_mu_en", "fb", b, sizeof(b)));
 
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS_MULTI, a));
 	EXPECT_TRUE(ue_wait_bit(w, 4, 0, true));
@@ -329,7 +261,7 @@ TEST_F(multi, status_shows_versions)
 	char a[UE_NAME_MAX] = "", line[512], want[512];
 
 	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_st u32 fa", 0, NULL));
-	ASSERT_EQ(1, versions("uet_mu_st", "fa", a, sizeof(a)));
+	ASSERT_EQ(1, ue_multi_versions("uet_mu_st", "fa", a, sizeof(a)));
 
 	ASSERT_TRUE(ue_status_line(a, line, sizeof(line)));
 	EXPECT_STREQ(a, line);
@@ -375,21 +307,21 @@ TEST_F(multi, iocsdel_deletes_every_version)
 	ue_track_del(&self->t, "uet_mu_del");
 	ASSERT_EQ(0, make_persistent(self->page, cmds, ARRAY_SIZE(cmds)));
 	/* Nobody uses them, they persist */
-	ASSERT_EQ(3, versions("uet_mu_del", "fa", tp, sizeof(tp)));
+	ASSERT_EQ(3, ue_multi_versions("uet_mu_del", "fa", tp, sizeof(tp)));
 
 	/* One version in use: EBUSY, and that version stays */
 	fd = ue_open_data();
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ue_reg(fd, "uet_mu_del u32 fa", self->page, 4, 0, MULTI,
 			    NULL));
-	ASSERT_EQ(3, versions("uet_mu_del", "fa", tp, sizeof(tp)));
+	ASSERT_EQ(3, ue_multi_versions("uet_mu_del", "fa", tp, sizeof(tp)));
 	EXPECT_EQ(-EBUSY, ue_del_name("uet_mu_del"));
 	EXPECT_TRUE(ue_event_exists(UE_SYS_MULTI, tp));
 	ASSERT_EQ(0, ue_unreg(fd, self->page, 0));
 	close(fd);
 
 	EXPECT_EQ(0, ue_del_name("uet_mu_del"));
-	EXPECT_EQ(0, versions("uet_mu_del", NULL, NULL, 0));
+	EXPECT_EQ(0, ue_multi_versions("uet_mu_del", NULL, NULL, 0));
 	EXPECT_EQ(-ENOENT, ue_del_name("uet_mu_del"));
 }
 
@@ -406,9 +338,9 @@ TEST_F(multi, dynamic_events_delete_one_version)
 
 	ue_track_del(&self->t, "uet_mu_dyn");
 	ASSERT_EQ(0, make_persistent(self->page, cmds, ARRAY_SIZE(cmds)));
-	ASSERT_EQ(3, versions("uet_mu_dyn", "fa", a, sizeof(a)));
-	ASSERT_EQ(3, versions("uet_mu_dyn", "fb", b, sizeof(b)));
-	ASSERT_EQ(3, versions("uet_mu_dyn", "fc", c, sizeof(c)));
+	ASSERT_EQ(3, ue_multi_versions("uet_mu_dyn", "fa", a, sizeof(a)));
+	ASSERT_EQ(3, ue_multi_versions("uet_mu_dyn", "fb", b, sizeof(b)));
+	ASSERT_EQ(3, ue_multi_versions("uet_mu_dyn", "fc", c, sizeof(c)));
 
 	/* Listing: one line per version, by name and fields */
 	EXPECT_EQ(1, ue_dyn_count("u:uet_mu_dyn u32 fa"));
@@ -436,7 +368,7 @@ TEST_F(multi, dynamic_events_delete_one_version)
 
 	/* All the remaining versions */
 	EXPECT_EQ(0, ue_dyn_cmd("-:uet_mu_dyn"));
-	EXPECT_EQ(0, versions("uet_mu_dyn", NULL, NULL, 0));
+	EXPECT_EQ(0, ue_multi_versions("uet_mu_dyn", NULL, NULL, 0));
 	EXPECT_EQ(-ENOENT, ue_dyn_cmd("-:uet_mu_dyn"));
 }
 
@@ -453,14 +385,14 @@ TEST_F(multi, dyn_create_version_refused)
 		SKIP(return, "dynamic_events needs CAP_PERFMON");
 
 	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_dyncr u32 a", 0, NULL));
-	ASSERT_EQ(1, versions("uet_mu_dyncr", "a", tp, sizeof(tp)));
+	ASSERT_EQ(1, ue_multi_versions("uet_mu_dyncr", "a", tp, sizeof(tp)));
 
 	id = ue_event_id(UE_SYS_MULTI, tp);
 	snprintf(cmd, sizeof(cmd), "u:%s u32 a", tp);
 	ue_track_del(&self->t, tp);
 	EXPECT_EQ(0, ue_dyn_cmd(cmd));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, tp));
-	EXPECT_EQ(1, versions("uet_mu_dyncr", NULL, NULL, 0));
+	EXPECT_EQ(1, ue_multi_versions("uet_mu_dyncr", NULL, NULL, 0));
 	EXPECT_EQ(id, ue_event_id(UE_SYS_MULTI, tp));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_mu_dyncr"));
 	EXPECT_EQ(0, ue_del_name(tp));

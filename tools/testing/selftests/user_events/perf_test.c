@@ -1,265 +1,254 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * user_events ABI: perf attaching to user events, enable bit and
- * PERF_SAMPLE_RAW contents.
+ * User Events Perf Events Test Program
+ *
+ * Copyright (c) 2021 Beau Belgrave <beaub@linux.microsoft.com>
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
+
+#include <errno.h>
+#include <linux/user_events.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <asm/unistd.h>
 
 #include "../kselftest_harness.h"
-#include "ue_test_util.h"
+#include "user_events_selftests.h"
 
-#define RING_DATA_PAGES 8
+const char *data_file = "/sys/kernel/tracing/user_events_data";
+const char *id_file = "/sys/kernel/tracing/events/user_events/__test_event/id";
+const char *fmt_file = "/sys/kernel/tracing/events/user_events/__test_event/format";
 
-struct ring {
-	struct perf_event_mmap_page *meta;
-	char *data;
-	size_t data_size;
-	size_t map_size;
+struct event {
+	__u32 index;
+	__u32 field1;
+	__u32 field2;
 };
 
-static int ring_map(int perf_fd, struct ring *r)
+static long perf_event_open(struct perf_event_attr *pe, pid_t pid,
+			    int cpu, int group_fd, unsigned long flags)
 {
-	long page = getpagesize();
-	void *map;
-
-	r->map_size = page * (1 + RING_DATA_PAGES);
-	map = mmap(NULL, r->map_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		   perf_fd, 0);
-	if (map == MAP_FAILED)
-		return -errno;
-
-	r->meta = map;
-	r->data = (char *)map + page;
-	r->data_size = page * RING_DATA_PAGES;
-	return 0;
+	return syscall(__NR_perf_event_open, pe, pid, cpu, group_fd, flags);
 }
 
-static void ring_unmap(struct ring *r)
+static int get_id(void)
 {
-	if (r->meta)
-		munmap(r->meta, r->map_size);
-	r->meta = NULL;
-}
+	FILE *fp = fopen(id_file, "r");
+	int ret, id = 0;
 
-/* Copy out of the ring, following the wrap-around. */
-static void ring_copy(struct ring *r, __u64 pos, void *dst, size_t len)
-{
-	char *out = dst;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		out[i] = r->data[(pos + i) % r->data_size];
-}
-
-/*
- * Consume records up to the next PERF_RECORD_SAMPLE and copy its raw
- * data to @raw.  Returns the raw size, 0 when there is no sample.
- */
-static int ring_next_raw(struct ring *r, void *raw, size_t cap)
-{
-	__u64 head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
-	__u64 tail = r->meta->data_tail;
-	struct perf_event_header hdr;
-	__u32 size;
-	int ret = 0;
-
-	while (tail < head) {
-		ring_copy(r, tail, &hdr, sizeof(hdr));
-		if (hdr.size < sizeof(hdr))
-			break;
-
-		if (hdr.type == PERF_RECORD_SAMPLE) {
-			ring_copy(r, tail + sizeof(hdr), &size, sizeof(size));
-			if (size > cap)
-				size = cap;
-			ring_copy(r, tail + sizeof(hdr) + sizeof(size), raw, size);
-			tail += hdr.size;
-			ret = size;
-			break;
-		}
-		tail += hdr.size;
-	}
-
-	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
-	return ret;
-}
-
-FIXTURE(perf) {
-	struct ue_track t;
-	char *page;
-	int perf_fd;
-	struct ring ring;
-};
-
-FIXTURE_SETUP(perf)
-{
-	self->perf_fd = -1;
-	if (!ue_available())
-		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
-
-	ASSERT_EQ(0, ue_track_init(&self->t));
-	self->page = ue_map_page(PROT_READ | PROT_WRITE);
-	ASSERT_NE(NULL, self->page);
-	memset(self->page, 0, getpagesize());
-}
-
-FIXTURE_TEARDOWN(perf)
-{
-	ring_unmap(&self->ring);
-	if (self->perf_fd >= 0)
-		close(self->perf_fd);
-	ue_track_cleanup(&self->t);
-	if (self->page)
-		munmap(self->page, getpagesize());
-}
-
-/* Register @cmd with its enable bit at page word 0, bit 0. */
-static int setup_event(struct __test_metadata *_metadata,
-		       struct ue_track *t, void *page, int *perf_fd,
-		       struct ring *ring, const char *cmd, const char *name,
-		       bool exclude_kernel, __u32 *idx)
-{
-	int id;
-
-	if (ue_track_reg(t, cmd, page, 4, 0, idx))
+	if (!fp)
 		return -1;
 
-	id = ue_event_id(UE_SYS, name);
-	if (id <= 0)
-		return -1;
+	ret = fscanf(fp, "%d", &id);
+	fclose(fp);
 
-	*perf_fd = ue_perf_open(id, exclude_kernel);
-	if (*perf_fd < 0) {
-		TH_LOG("perf_event_open: %s", strerror(errno));
-		return -1;
-	}
-
-	if (ring_map(*perf_fd, ring))
+	if (ret != 1)
 		return -1;
 
 	return id;
 }
 
-TEST_F(perf, sets_bit)
+static int get_offset(void)
 {
-	int id, fd;
+	FILE *fp = fopen(fmt_file, "r");
+	int ret, c, last = 0, offset = 0;
 
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_pf_bit u32 a", self->page, 8,
-				  42, NULL));
-	id = ue_event_id(UE_SYS, "uet_pf_bit");
-	ASSERT_GT(id, 0);
-	EXPECT_FALSE(ue_bit_set(self->page, 8, 42));
+	if (!fp)
+		return -1;
 
-	fd = ue_perf_open(id, false);
-	ASSERT_LE(0, fd) TH_LOG("perf_event_open: %s", strerror(errno));
-	ASSERT_TRUE(ue_wait_bit(self->page, 8, 42, true));
+	/* Read until empty line */
+	while (true) {
+		c = getc(fp);
+
+		if (c == EOF)
+			break;
+
+		if (last == '\n' && c == '\n')
+			break;
+
+		last = c;
+	}
+
+	ret = fscanf(fp, "\tfield:u32 field1;\toffset:%d;", &offset);
+	fclose(fp);
+
+	if (ret != 1)
+		return -1;
+
+	return offset;
+}
+
+static int clear(int *check)
+{
+	struct user_unreg unreg = {0};
+
+	unreg.size = sizeof(unreg);
+	unreg.disable_bit = 31;
+	unreg.disable_addr = (__u64)check;
+
+	int fd = open(data_file, O_RDWR);
+
+	if (fd == -1)
+		return -1;
+
+	if (ioctl(fd, DIAG_IOCSUNREG, &unreg) == -1)
+		if (errno != ENOENT)
+			return -1;
+
+	if (ioctl(fd, DIAG_IOCSDEL, "__test_event") == -1)
+		if (errno != ENOENT)
+			return -1;
 
 	close(fd);
-	ASSERT_TRUE(ue_wait_bit(self->page, 8, 42, false));
+
+	return 0;
 }
 
-TEST_F(perf, raw_sample)
+FIXTURE(user) {
+	int data_fd;
+	int check;
+	bool umount;
+};
+
+FIXTURE_SETUP(user) {
+	USER_EVENT_FIXTURE_SETUP(return, self->umount);
+
+	self->data_fd = open(data_file, O_RDWR);
+	ASSERT_NE(-1, self->data_fd);
+}
+
+FIXTURE_TEARDOWN(user) {
+	USER_EVENT_FIXTURE_TEARDOWN(self->umount);
+
+	close(self->data_fd);
+
+	if (clear(&self->check) != 0)
+		printf("WARNING: Clear didn't work!\n");
+}
+
+TEST_F(user, perf_write) {
+	struct perf_event_attr pe = {0};
+	struct user_reg reg = {0};
+	struct event event;
+	struct perf_event_mmap_page *perf_page;
+	int page_size = sysconf(_SC_PAGESIZE);
+	int id, fd, offset;
+	__u32 *val;
+
+	reg.size = sizeof(reg);
+	reg.name_args = (__u64)"__test_event u32 field1; u32 field2";
+	reg.enable_bit = 31;
+	reg.enable_addr = (__u64)&self->check;
+	reg.enable_size = sizeof(self->check);
+
+	/* Register should work */
+	ASSERT_EQ(0, ioctl(self->data_fd, DIAG_IOCSREG, &reg));
+	ASSERT_EQ(0, reg.write_index);
+	ASSERT_EQ(0, self->check);
+
+	/* Id should be there */
+	id = get_id();
+	ASSERT_NE(-1, id);
+	offset = get_offset();
+	ASSERT_NE(-1, offset);
+
+	pe.type = PERF_TYPE_TRACEPOINT;
+	pe.size = sizeof(pe);
+	pe.config = id;
+	pe.sample_type = PERF_SAMPLE_RAW;
+	pe.sample_period = 1;
+	pe.wakeup_events = 1;
+
+	/* Tracepoint attach should work */
+	fd = perf_event_open(&pe, 0, -1, -1, 0);
+	ASSERT_NE(-1, fd);
+
+	perf_page = mmap(NULL, page_size * 2, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, perf_page);
+
+	/* Status should be updated */
+	ASSERT_EQ(1 << reg.enable_bit, self->check);
+
+	event.index = reg.write_index;
+	event.field1 = 0xc001;
+	event.field2 = 0xc01a;
+
+	/* Ensure write shows up at correct offset */
+	ASSERT_NE(-1, write(self->data_fd, &event, sizeof(event)));
+	val = (void *)(((char *)perf_page) + perf_page->data_offset);
+	ASSERT_EQ(PERF_RECORD_SAMPLE, *val);
+	/* Skip over header and size, move to offset */
+	val += 3;
+	val = (void *)((char *)val) + offset;
+	/* Ensure correct */
+	ASSERT_EQ(event.field1, *val++);
+	ASSERT_EQ(event.field2, *val++);
+
+	munmap(perf_page, page_size * 2);
+	close(fd);
+
+	/* Status should be updated */
+	ASSERT_EQ(0, self->check);
+}
+
+TEST_F(user, perf_empty_events) {
+	struct perf_event_attr pe = {0};
+	struct user_reg reg = {0};
+	struct perf_event_mmap_page *perf_page;
+	int page_size = sysconf(_SC_PAGESIZE);
+	int id, fd;
+	__u32 *val;
+
+	reg.size = sizeof(reg);
+	reg.name_args = (__u64)"__test_event";
+	reg.enable_bit = 31;
+	reg.enable_addr = (__u64)&self->check;
+	reg.enable_size = sizeof(self->check);
+
+	/* Register should work */
+	ASSERT_EQ(0, ioctl(self->data_fd, DIAG_IOCSREG, &reg));
+	ASSERT_EQ(0, reg.write_index);
+	ASSERT_EQ(0, self->check);
+
+	/* Id should be there */
+	id = get_id();
+	ASSERT_NE(-1, id);
+
+	pe.type = PERF_TYPE_TRACEPOINT;
+	pe.size = sizeof(pe);
+	pe.config = id;
+	pe.sample_type = PERF_SAMPLE_RAW;
+	pe.sample_period = 1;
+	pe.wakeup_events = 1;
+
+	/* Tracepoint attach should work */
+	fd = perf_event_open(&pe, 0, -1, -1, 0);
+	ASSERT_NE(-1, fd);
+
+	perf_page = mmap(NULL, page_size * 2, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, perf_page);
+
+	/* Status should be updated */
+	ASSERT_EQ(1 << reg.enable_bit, self->check);
+
+	/* Ensure write shows up at correct offset */
+	ASSERT_NE(-1, write(self->data_fd, (void *)&reg.write_index,
+					sizeof(reg.write_index)));
+	val = (void *)(((char *)perf_page) + perf_page->data_offset);
+	ASSERT_EQ(PERF_RECORD_SAMPLE, *val);
+
+	munmap(perf_page, page_size * 2);
+	close(fd);
+
+	/* Status should be updated */
+	ASSERT_EQ(0, self->check);
+}
+
+int main(int argc, char **argv)
 {
-	const char *name = "uet_pf_raw";
-	char raw[256], payload[12];
-	uint32_t a = 0xfeedf00d;
-	uint64_t b = 0x0123456789abcdefull;
-	int id, base, size, pid_off;
-	__u16 type;
-	__s32 pid;
-	__u32 idx;
-
-	id = setup_event(_metadata, &self->t, self->page, &self->perf_fd,
-			 &self->ring, "uet_pf_raw u32 a; u64 b", name, false,
-			 &idx);
-	ASSERT_GT(id, 0);
-	ASSERT_TRUE(ue_wait_bit(self->page, 4, 0, true));
-
-	base = ue_field_offset(UE_SYS, name, "a");
-	ASSERT_GT(base, 0);
-	ASSERT_EQ(base + 4, ue_field_offset(UE_SYS, name, "b"));
-	pid_off = ue_field_offset(UE_SYS, name, "common_pid");
-	ASSERT_LE(0, pid_off);
-
-	memcpy(payload, &a, 4);
-	memcpy(payload + 4, &b, 8);
-
-	/* Only perf is attached: the write must still be accepted */
-	ASSERT_EQ(16, ue_emit(self->t.fd, idx, payload, sizeof(payload)));
-
-	size = ring_next_raw(&self->ring, raw, sizeof(raw));
-	ASSERT_LE(base + (int)sizeof(payload), size);
-
-	EXPECT_EQ(0, memcmp(raw + base, payload, sizeof(payload)));
-	memcpy(&type, raw, sizeof(type));
-	EXPECT_EQ(id, type);
-	memcpy(&pid, raw + pid_off, sizeof(pid));
-	EXPECT_EQ(getpid(), pid);
-
-	/* Exactly one sample per write */
-	EXPECT_EQ(0, ring_next_raw(&self->ring, raw, sizeof(raw)));
+	return test_harness_run(argc, argv);
 }
-
-TEST_F(perf, validation)
-{
-	const char *name = "uet_pf_valid";
-	char raw[256], payload[16];
-	__u32 idx, loc;
-	int id, base, size;
-
-	id = setup_event(_metadata, &self->t, self->page, &self->perf_fd,
-			 &self->ring, "uet_pf_valid __rel_loc char[] s",
-			 name, false, &idx);
-	ASSERT_GT(id, 0);
-	ASSERT_TRUE(ue_wait_bit(self->page, 4, 0, true));
-	base = ue_field_offset(UE_SYS, name, "s");
-	ASSERT_GT(base, 0);
-
-	memset(payload, 0, sizeof(payload));
-	memcpy(payload + 4, "perf!", 6);
-
-	loc = DYN_LOC(0, 7);		/* past the end */
-	memcpy(payload, &loc, 4);
-	EXPECT_EQ(-EFAULT, ue_emit(self->t.fd, idx, payload, 10));
-	EXPECT_EQ(0, ring_next_raw(&self->ring, raw, sizeof(raw)));
-
-	loc = DYN_LOC(0, 6);
-	memcpy(payload, &loc, 4);
-	EXPECT_EQ(14, ue_emit(self->t.fd, idx, payload, 10));
-
-	size = ring_next_raw(&self->ring, raw, sizeof(raw));
-	ASSERT_LE(base + 10, size);
-	EXPECT_EQ(0, memcmp(raw + base, payload, 10));
-}
-
-/*
- * Samples are delivered to an exclude_kernel perf event as well: the data
- * comes from user space.  Upstream 6.12 records the kernel's registers for
- * the sample and thus filters it out.
- * EXPECTED TO FAIL ON UPSTREAM (improvement).
- */
-TEST_F(perf, exclude_kernel)
-{
-	char raw[256];
-	uint32_t val = 0x600dcafe;
-	int id, base, size;
-	__u32 idx;
-
-	id = setup_event(_metadata, &self->t, self->page, &self->perf_fd,
-			 &self->ring, "uet_pf_exkern u32 v", "uet_pf_exkern",
-			 true, &idx);
-	ASSERT_GT(id, 0);
-	ASSERT_TRUE(ue_wait_bit(self->page, 4, 0, true));
-	base = ue_field_offset(UE_SYS, "uet_pf_exkern", "v");
-	ASSERT_GT(base, 0);
-
-	ASSERT_EQ(8, ue_emit(self->t.fd, idx, &val, sizeof(val)));
-
-	size = ring_next_raw(&self->ring, raw, sizeof(raw));
-	ASSERT_LE(base + 4, size);
-	EXPECT_EQ(0, memcmp(raw + base, &val, 4));
-}
-
-TEST_HARNESS_MAIN

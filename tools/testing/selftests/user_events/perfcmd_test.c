@@ -13,8 +13,7 @@
 #endif
 
 #include "../kselftest_harness.h"
-#include "ue_test_util.h"
-#include "consumer_util.h"
+#include "ue_util.h"
 
 #define PC_COUNT	20
 
@@ -48,16 +47,16 @@ FIXTURE_SETUP(perfcmd)
 	snprintf(self->out, sizeof(self->out), "/tmp/%s.out", self->name);
 	if (!ue_available())
 		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
-	if (!cu_have("perf"))
+	if (!ue_have_tool("perf"))
 		SKIP(return, "perf not installed (Debian: linux-perf)");
-	ASSERT_EQ(0, cu_dyn_add(self->name, CU_FIELDS));
+	ASSERT_EQ(0, ue_dyn_add(self->name, UE_WRITER_FIELDS));
 	self->created = true;
 }
 
 FIXTURE_TEARDOWN(perfcmd)
 {
 	if (self->created)
-		EXPECT_EQ(0, cu_dyn_del(self->name));
+		EXPECT_EQ(0, ue_dyn_del(self->name));
 	unlink(self->data);
 	unlink(self->out);
 }
@@ -70,35 +69,35 @@ TEST_F_TIMEOUT(perfcmd, record_script, 240)
 	snprintf(event, sizeof(event), "user_events:%s%s", self->name,
 		 variant->modifier);
 	snprintf(count, sizeof(count), "%d", PC_COUNT);
-	ret = cu_run(self->out, "perf", "record", "-q", "--no-buildid",
-		     "-e", event, "-o", self->data, "--",
-		     cu_self(), CU_WRITER_ARG, self->name, count, NULL);
+	ret = ue_run_tool(self->out, "perf", "record", "-q", "--no-buildid",
+			  "-e", event, "-o", self->data, "--",
+			  ue_self(), UE_WRITER_ARG, self->name, count, NULL);
 	if (ret) {
-		cu_dump(self->out, 40);
+		ue_dump(self->out, 40);
 		ASSERT_EQ(0, ret) TH_LOG("perf record failed");
 	}
 
-	ret = cu_run(self->out, "perf", "script", "-i", self->data, NULL);
+	ret = ue_run_tool(self->out, "perf", "script", "-i", self->data, NULL);
 	if (ret)
-		cu_dump(self->out, 40);
+		ue_dump(self->out, 40);
 	ASSERT_EQ(0, ret) TH_LOG("perf script failed");
 
 	/* one sample per write, every field decoded */
 	snprintf(needle, sizeof(needle), "user_events:%s:", self->name);
-	EXPECT_EQ(PC_COUNT, cu_count_in(self->out, needle));
+	EXPECT_EQ(PC_COUNT, ue_count_in(self->out, needle));
 	for (i = 0; i < PC_COUNT; i++) {
-		cu_expect_text(expect, sizeof(expect), i);
+		ue_writer_text(expect, sizeof(expect), i);
 		snprintf(needle, sizeof(needle), "%s\n", expect);
-		EXPECT_EQ(1, cu_count_in(self->out, needle))
+		EXPECT_EQ(1, ue_count_in(self->out, needle))
 			TH_LOG("missing: %s", expect);
 	}
-	cu_expect_text(expect, sizeof(expect), 3);
-	cu_show("perf script", self->out, expect);
+	ue_writer_text(expect, sizeof(expect), 3);
+	ue_show_line("perf script", self->out, expect);
 	if (_metadata->exit_code != KSFT_PASS)
-		cu_dump(self->out, 10);
+		ue_dump(self->out, 10);
 }
 
 int main(int argc, char **argv)
 {
-	return cu_main(argc, argv);
+	return ue_main(argc, argv, test_harness_run);
 }

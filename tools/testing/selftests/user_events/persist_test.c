@@ -17,36 +17,13 @@
 #endif
 
 #include "../kselftest_harness.h"
-#include "ue_test_util.h"
+#include "ue_util.h"
 
 #define PERSIST USER_EVENT_REG_PERSIST
 
 static const int perfmon_caps[] = { CAP_PERFMON, CAP_SYS_ADMIN };
 
-FIXTURE(persist) {
-	struct ue_track t;
-	char *page;
-};
-
-FIXTURE_SETUP(persist)
-{
-	if (!ue_available())
-		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
-	if (geteuid() != 0)
-		SKIP(return, "USER_EVENT_REG_PERSIST needs root and CAP_PERFMON");
-
-	ASSERT_EQ(0, ue_track_init(&self->t));
-	self->page = ue_map_page(PROT_READ | PROT_WRITE);
-	ASSERT_NE(NULL, self->page);
-	memset(self->page, 0, getpagesize());
-}
-
-FIXTURE_TEARDOWN(persist)
-{
-	ue_track_cleanup(&self->t);
-	if (self->page)
-		munmap(self->page, getpagesize());
-}
+UE_FIXTURE(persist, UE_ROOT)
 
 /* Register @cmd with @flags on a new fd, then unregister and close. */
 static int reg_and_drop(void *page, const char *cmd, __u16 flags)
@@ -233,11 +210,6 @@ static int nocap_reg(void *arg)
 	return ret;
 }
 
-static int nocap_del(void *name)
-{
-	return ue_del_name(name);
-}
-
 TEST_F(persist, eperm_register)
 {
 	struct nocap_reg r = { "uet_pe_nocap u32 a", PERSIST };
@@ -274,14 +246,14 @@ TEST_F(persist, one_cap_is_enough)
 	/* CAP_PERFMON without CAP_SYS_ADMIN */
 	EXPECT_EQ(0, ue_run_without_caps(perfmon_caps + 1, 1, nocap_reg, &r));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_pe_onecap"));
-	EXPECT_EQ(0, ue_run_without_caps(perfmon_caps + 1, 1, nocap_del,
+	EXPECT_EQ(0, ue_run_without_caps(perfmon_caps + 1, 1, ue_cb_del,
 					 "uet_pe_onecap"));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_onecap"));
 
 	/* CAP_SYS_ADMIN without CAP_PERFMON */
 	EXPECT_EQ(0, ue_run_without_caps(perfmon_caps, 1, nocap_reg, &r));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_pe_onecap"));
-	EXPECT_EQ(0, ue_run_without_caps(perfmon_caps, 1, nocap_del,
+	EXPECT_EQ(0, ue_run_without_caps(perfmon_caps, 1, ue_cb_del,
 					 "uet_pe_onecap"));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_onecap"));
 }
@@ -293,7 +265,7 @@ TEST_F(persist, eperm_delete)
 	ue_track_del(&self->t, "uet_pe_nocapdel");
 	ASSERT_EQ(0, reg_and_drop(self->page, "uet_pe_nocapdel u32 a", PERSIST));
 
-	EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, n, nocap_del,
+	EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, n, ue_cb_del,
 					      "uet_pe_nocapdel"));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_pe_nocapdel"));
 
@@ -301,7 +273,7 @@ TEST_F(persist, eperm_delete)
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_nocapdel"));
 
 	/* Unknown names: nothing to be denied */
-	EXPECT_EQ(-ENOENT, ue_run_without_caps(perfmon_caps, n, nocap_del,
+	EXPECT_EQ(-ENOENT, ue_run_without_caps(perfmon_caps, n, ue_cb_del,
 					       "uet_pe_nocapdel"));
 }
 

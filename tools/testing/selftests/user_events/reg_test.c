@@ -9,30 +9,9 @@
 #include <dirent.h>
 
 #include "../kselftest_harness.h"
-#include "ue_test_util.h"
+#include "ue_util.h"
 
-FIXTURE(reg) {
-	struct ue_track t;
-	char *page;	/* writable, present page for enable values */
-};
-
-FIXTURE_SETUP(reg)
-{
-	if (!ue_available())
-		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
-
-	ASSERT_EQ(0, ue_track_init(&self->t));
-	self->page = ue_map_page(PROT_READ | PROT_WRITE);
-	ASSERT_NE(NULL, self->page);
-	memset(self->page, 0, getpagesize());
-}
-
-FIXTURE_TEARDOWN(reg)
-{
-	ue_track_cleanup(&self->t);
-	if (self->page)
-		munmap(self->page, getpagesize());
-}
+UE_FIXTURE(reg, 0)
 
 /* Enable word number @n inside the fixture page (8-byte slots). */
 static void *slot(char *page, int n)
@@ -40,26 +19,29 @@ static void *slot(char *page, int n)
 	return page + n * 8;
 }
 
-TEST_F(reg, basic)
+/* @cmd registers event @name with a write index, its word untouched */
+static void reg_simple(struct __test_metadata *_metadata, struct ue_track *t,
+		       char *page, const char *cmd, const char *name)
 {
 	__u32 idx = UINT32_MAX;
 
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_basic u32 a", slot(self->page, 0),
-				  4, 0, &idx));
+	ASSERT_EQ(0, ue_track_reg(t, cmd, slot(page, 0), 4, 0, &idx));
 	EXPECT_NE(UINT32_MAX, idx);
-	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_reg_basic"));
-	EXPECT_GT(ue_event_id(UE_SYS, "uet_reg_basic"), 0);
-	EXPECT_EQ(0, *(uint32_t *)slot(self->page, 0));
+	EXPECT_TRUE(ue_event_exists(UE_SYS, name));
+	EXPECT_GT(ue_event_id(UE_SYS, name), 0);
+	EXPECT_EQ(0, *(uint32_t *)slot(page, 0));
+}
+
+TEST_F(reg, basic)
+{
+	reg_simple(_metadata, &self->t, self->page, "uet_reg_basic u32 a",
+		   "uet_reg_basic");
 }
 
 TEST_F(reg, no_fields)
 {
-	__u32 idx = UINT32_MAX;
-
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_nofields", slot(self->page, 0),
-				  4, 0, &idx));
-	EXPECT_NE(UINT32_MAX, idx);
-	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_reg_nofields"));
+	reg_simple(_metadata, &self->t, self->page, "uet_reg_nofields",
+		   "uet_reg_nofields");
 }
 
 TEST_F(reg, same_event_same_index)
@@ -472,37 +454,6 @@ TEST_F(reg, persist_flag)
 				      slot(self->page, 1), 4, 1, 0, NULL));
 }
 
-static int count_multi(const char *name, char *found, size_t len)
-{
-	char path[PATH_MAX];
-	struct dirent *de;
-	size_t nlen = strlen(name);
-	int count = 0;
-	DIR *dir;
-
-	ue_tpath(path, sizeof(path), "events/%s", UE_SYS_MULTI);
-	dir = opendir(path);
-	if (!dir)
-		return 0;
-
-	while ((de = readdir(dir))) {
-		const char *suffix = de->d_name + nlen;
-
-		if (strncmp(de->d_name, name, nlen) || suffix[0] != '.')
-			continue;
-		if (!suffix[1] || strspn(suffix + 1, "0123456789abcdefABCDEF") !=
-				  strlen(suffix + 1))
-			continue;
-
-		if (found)
-			snprintf(found, len, "%s", de->d_name);
-		count++;
-	}
-
-	closedir(dir);
-	return count;
-}
-
 TEST_F(reg, multi_format)
 {
 	__u16 multi = USER_EVENT_REG_MULTI_FORMAT;
@@ -511,7 +462,7 @@ TEST_F(reg, multi_format)
 
 	ASSERT_EQ(0, ue_track_reg_fd(&self->t, self->t.fd, "uet_reg_multi u32 a",
 				     slot(self->page, 0), 4, 0, multi, &a));
-	EXPECT_EQ(1, count_multi("uet_reg_multi", tp, sizeof(tp)));
+	EXPECT_EQ(1, ue_multi_versions("uet_reg_multi", NULL, tp, sizeof(tp)));
 	EXPECT_TRUE(ue_event_exists(UE_SYS_MULTI, tp));
 	/* Multi-format events do not show up under the plain name */
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_reg_multi"));
@@ -520,13 +471,13 @@ TEST_F(reg, multi_format)
 	ASSERT_EQ(0, ue_track_reg_fd(&self->t, self->t.fd, "uet_reg_multi u64 b",
 				     slot(self->page, 0), 4, 1, multi, &b));
 	EXPECT_NE(a, b);
-	EXPECT_EQ(2, count_multi("uet_reg_multi", NULL, 0));
+	EXPECT_EQ(2, ue_multi_versions("uet_reg_multi", NULL, NULL, 0));
 
 	/* The same format maps to the same tracepoint again */
 	ASSERT_EQ(0, ue_track_reg_fd(&self->t, self->t.fd, "uet_reg_multi u32 a",
 				     slot(self->page, 0), 4, 2, multi, &c));
 	EXPECT_EQ(a, c);
-	EXPECT_EQ(2, count_multi("uet_reg_multi", NULL, 0));
+	EXPECT_EQ(2, ue_multi_versions("uet_reg_multi", NULL, NULL, 0));
 
 	/* Single-format events live in their own namespace */
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_multi u16 c", slot(self->page, 0),
@@ -539,15 +490,6 @@ TEST_F(reg, multi_format)
 /* ---------------------------------------------------------------------
  * DIAG_IOCSDEL
  */
-
-static int dyn_event_write(const char *cmd)
-{
-	char path[PATH_MAX];
-
-	ue_tpath(path, sizeof(path), "dynamic_events");
-	/* O_APPEND: a truncating open would wipe all dynamic events */
-	return ue_write_str(path, cmd, O_APPEND);
-}
 
 TEST_F(reg, del_unknown)
 {
@@ -572,7 +514,7 @@ TEST_F(reg, del_busy_ftrace)
 		SKIP(return, "dynamic_events needs CAP_PERFMON");
 
 	ue_track_del(&self->t, "uet_reg_delftrace");
-	ASSERT_EQ(0, dyn_event_write("u:uet_reg_delftrace u32 a"));
+	ASSERT_EQ(0, ue_dyn_cmd("u:uet_reg_delftrace u32 a"));
 	ASSERT_TRUE(ue_event_exists(UE_SYS, "uet_reg_delftrace"));
 
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_reg_delftrace"));
@@ -593,7 +535,7 @@ TEST_F(reg, del_dynamic_event)
 		SKIP(return, "dynamic_events needs CAP_PERFMON");
 
 	ue_track_del(&self->t, "uet_reg_dyn");
-	ASSERT_EQ(0, dyn_event_write("u:uet_reg_dyn u32 a; u64 b"));
+	ASSERT_EQ(0, ue_dyn_cmd("u:uet_reg_dyn u32 a; u64 b"));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_reg_dyn"));
 
 	ue_tpath(path, sizeof(path), "dynamic_events");
@@ -609,7 +551,7 @@ TEST_F(reg, del_dynamic_event)
 				      slot(self->page, 0), 4, 1, 0, NULL));
 
 	/* In use, then unused: delete must work without any waiting */
-	ASSERT_EQ(0, dyn_event_write("u:uet_reg_dyn2 u32 a"));
+	ASSERT_EQ(0, ue_dyn_cmd("u:uet_reg_dyn2 u32 a"));
 	ue_track_del(&self->t, "uet_reg_dyn2");
 	EXPECT_EQ(0, ue_del_name("uet_reg_dyn2"));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_reg_dyn2"));

@@ -14,81 +14,9 @@
 
 #include <pthread.h>
 #include "../kselftest_harness.h"
-#include "ue_test_util.h"
+#include "ue_util.h"
 
-FIXTURE(regress) {
-	struct ue_track t;
-	char *page;
-};
-
-FIXTURE_SETUP(regress)
-{
-	if (!ue_available())
-		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
-	if (geteuid() != 0)
-		SKIP(return, "needs root for tracefs (ftrace, dynamic_events)");
-
-	ASSERT_EQ(0, ue_track_init(&self->t));
-	self->page = ue_map_page(PROT_READ | PROT_WRITE);
-	ASSERT_NE(NULL, self->page);
-	memset(self->page, 0, getpagesize());
-	ASSERT_EQ(0, ue_tracing_on());
-	ASSERT_EQ(0, ue_trace_clear());
-}
-
-FIXTURE_TEARDOWN(regress)
-{
-	ue_track_cleanup(&self->t);
-	if (self->page) {
-		/* a test may have left it read-only */
-		mprotect(self->page, getpagesize(), PROT_READ | PROT_WRITE);
-		munmap(self->page, getpagesize());
-	}
-}
-
-/* Count the trace lines of event @name; copy the last one to @last. */
-static int trace_count(const char *name, char *last, size_t len)
-{
-	char *text = ue_trace_read(), *line, *save, key[UE_NAME_MAX + 2];
-	int count = 0;
-
-	if (!text)
-		return -1;
-	snprintf(key, sizeof(key), " %s:", name);
-	for (line = strtok_r(text, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (line[0] == '#' || !strstr(line, key))
-			continue;
-		if (last)
-			snprintf(last, len, "%s", line);
-		count++;
-	}
-	free(text);
-	return count;
-}
-
-static char *format_read(const char *name)
-{
-	char path[PATH_MAX];
-
-	return ue_read_all(ue_tpath(path, sizeof(path),
-				    "events/%s/%s/format", UE_SYS, name));
-}
-
-/* Register @cmd at @bit of the fixture page, enable it, wait for the bit. */
-static int reg_enabled(struct __test_metadata *_metadata,
-		       struct ue_track *t, void *page, const char *cmd,
-		       const char *name, int bit, __u32 *idx)
-{
-	int ret = ue_track_reg(t, cmd, page, 4, bit, idx);
-
-	if (ret)
-		return ret;
-	ret = ue_track_enable(t, UE_SYS, name);
-	if (ret)
-		return ret;
-	return ue_wait_bit(page, 4, bit, true) ? 0 : -ETIME;
-}
+UE_FIXTURE(regress, UE_ROOT | UE_TRACE)
 
 /*
  * Upstream fix: "tracing/user_events: Ensure write index cannot be
@@ -101,14 +29,14 @@ TEST_F(regress, negative_write_index)
 	__u32 idx, val = 7;
 	int i;
 
-	ASSERT_EQ(0, reg_enabled(_metadata, &self->t, self->page,
-				 "uet_rg_neg u32 a", "uet_rg_neg", 0, &idx));
+	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page,
+				    "uet_rg_neg u32 a", "uet_rg_neg", 0, &idx));
 	for (i = 0; i < ARRAY_SIZE(bad); i++)
 		EXPECT_EQ(-EINVAL, ue_emit(self->t.fd, (__u32)bad[i], &val,
 					   sizeof(val)));
-	EXPECT_EQ(0, trace_count("uet_rg_neg", NULL, 0));
+	EXPECT_EQ(0, ue_trace_count("uet_rg_neg", NULL, 0));
 	EXPECT_EQ(8, ue_emit(self->t.fd, idx, &val, sizeof(val)));
-	EXPECT_EQ(1, trace_count("uet_rg_neg", NULL, 0));
+	EXPECT_EQ(1, ue_trace_count("uet_rg_neg", NULL, 0));
 }
 
 /*
@@ -220,7 +148,7 @@ TEST_F_TIMEOUT(regress, fault_retries_bounded, 120)
 		ASSERT_EQ(0, ue_trace_clear());
 		val = i;
 		EXPECT_EQ(8, ue_emit(self->t.fd, idx, &val, sizeof(val)));
-		EXPECT_EQ(1, trace_count("uet_rg_nofault", NULL, 0));
+		EXPECT_EQ(1, ue_trace_count("uet_rg_nofault", NULL, 0));
 
 		/* no forced write into the read-only page */
 		if (cases[i].prot == PROT_READ)
@@ -500,10 +428,10 @@ TEST_F(regress, event_without_fields)
 	char line[512];
 	__u32 idx;
 
-	ASSERT_EQ(0, reg_enabled(_metadata, &self->t, self->page,
-				 "uet_rg_nof", "uet_rg_nof", 0, &idx));
+	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page,
+				    "uet_rg_nof", "uet_rg_nof", 0, &idx));
 	EXPECT_EQ(4, ue_emit(self->t.fd, idx, NULL, 0));
-	ASSERT_EQ(1, trace_count("uet_rg_nof", line, sizeof(line)));
+	ASSERT_EQ(1, ue_trace_count("uet_rg_nof", line, sizeof(line)));
 	EXPECT_NE(NULL, strstr(line, " uet_rg_nof:")) TH_LOG("%s", line);
 
 	ue_track_del(&self->t, "uet_rg_nofd");
@@ -541,11 +469,11 @@ TEST_F(regress, field_order)
 	int i, off, prev = -1;
 	__u32 idx;
 
-	ASSERT_EQ(0, reg_enabled(_metadata, &self->t, self->page,
-				 "uet_rg_order u32 first; u64 second; "
-				 "u16 third; u8 fourth", "uet_rg_order", 0,
-				 &idx));
-	fmt = format_read("uet_rg_order");
+	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page,
+				    "uet_rg_order u32 first; u64 second; "
+				    "u16 third; u8 fourth", "uet_rg_order", 0,
+				    &idx));
+	fmt = ue_format_read(UE_SYS, "uet_rg_order");
 	ASSERT_NE(NULL, fmt);
 	for (i = 0; i < 4; i++) {
 		snprintf(key, sizeof(key), " %s;", fields[i]);
@@ -569,7 +497,7 @@ TEST_F(regress, field_order)
 	free(fmt);
 
 	ASSERT_EQ(sizeof(rec) + 4, ue_emit(self->t.fd, idx, rec, sizeof(rec)));
-	ASSERT_EQ(1, trace_count("uet_rg_order", line, sizeof(line)));
+	ASSERT_EQ(1, ue_trace_count("uet_rg_order", line, sizeof(line)));
 	last = -1;
 	for (i = 0; i < 4; i++) {
 		snprintf(key, sizeof(key), " %s=", fields[i]);
@@ -596,7 +524,7 @@ TEST_F(regress, same_name_other_fields)
 			    NULL));
 	EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, "uet_rg_same u64 second",
 				      self->page, 4, 1, 0, NULL));
-	fmt = format_read("uet_rg_same");
+	fmt = ue_format_read(UE_SYS, "uet_rg_same");
 	ASSERT_NE(NULL, fmt);
 	EXPECT_NE(NULL, strstr(fmt, " first;"));
 	EXPECT_EQ(NULL, strstr(fmt, " second;"));
@@ -607,7 +535,7 @@ TEST_F(regress, same_name_other_fields)
 	close(fd);
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_rg_same u64 second",
 				  self->page, 4, 1, NULL));
-	fmt = format_read("uet_rg_same");
+	fmt = ue_format_read(UE_SYS, "uet_rg_same");
 	ASSERT_NE(NULL, fmt);
 	EXPECT_NE(NULL, strstr(fmt, "u64 second;")) TH_LOG("%s", fmt);
 	EXPECT_EQ(NULL, strstr(fmt, " first;")) TH_LOG("%s", fmt);
@@ -631,16 +559,16 @@ TEST_F(regress, fields_kept_when_delete_fails)
 
 	ue_track_del(&self->t, "uet_rg_keep");
 	ASSERT_EQ(0, ue_dyn_cmd("u:uet_rg_keep u32 a; char[8] s"));
-	ASSERT_EQ(0, reg_enabled(_metadata, &self->t, self->page,
-				 "uet_rg_keep u32 a; char[8] s", "uet_rg_keep",
-				 0, &idx));
+	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page,
+				    "uet_rg_keep u32 a; char[8] s", "uet_rg_keep",
+				    0, &idx));
 
 	EXPECT_EQ(-EBUSY, ue_del_name("uet_rg_keep"));
 	EXPECT_EQ(-EBUSY, ue_dyn_cmd("-:uet_rg_keep"));
 	EXPECT_EQ(-EBUSY, ue_dyn_cmd("!u:uet_rg_keep u32 a; char[8] s"));
 	EXPECT_EQ(-EBUSY, ue_dyn_cmd("-:user_events/uet_rg_keep"));
 
-	fmt = format_read("uet_rg_keep");
+	fmt = ue_format_read(UE_SYS, "uet_rg_keep");
 	ASSERT_NE(NULL, fmt);
 	EXPECT_NE(NULL, strstr(fmt, " a;")) TH_LOG("%s", fmt);
 	EXPECT_NE(NULL, strstr(fmt, " s[8];\toffset:12;\tsize:8;")) TH_LOG("%s", fmt);
@@ -649,7 +577,7 @@ TEST_F(regress, fields_kept_when_delete_fails)
 	EXPECT_STREQ("u:uet_rg_keep u32 a; char[8] s", line);
 
 	EXPECT_EQ(sizeof(rec) + 4, ue_emit(self->t.fd, idx, &rec, sizeof(rec)));
-	ASSERT_EQ(1, trace_count("uet_rg_keep", line, sizeof(line)));
+	ASSERT_EQ(1, ue_trace_count("uet_rg_keep", line, sizeof(line)));
 	EXPECT_NE(NULL, strstr(line, " a=0xabc")) TH_LOG("%s", line);
 	EXPECT_NE(NULL, strstr(line, " s=keep")) TH_LOG("%s", line);
 }
@@ -755,20 +683,20 @@ TEST_F(regress, user_strings_not_formats)
 	EXPECT_EQ(1, ue_dyn_count("u:uet_rg_%n u32 %s%s"));
 
 	/* a name and a field name with conversions, as written */
-	ASSERT_EQ(0, reg_enabled(_metadata, &self->t, self->page,
-				 "uet_rg_%p%n u32 %s%n", "uet_rg_%p%n", 21,
-				 &idx));
+	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page,
+				    "uet_rg_%p%n u32 %s%n", "uet_rg_%p%n", 21,
+				    &idx));
 	ASSERT_EQ(8, ue_emit(self->t.fd, idx, &val, sizeof(val)));
-	ASSERT_EQ(1, trace_count("uet_rg_%p%n", line, sizeof(line)));
+	ASSERT_EQ(1, ue_trace_count("uet_rg_%p%n", line, sizeof(line)));
 	EXPECT_NE(NULL, strstr(line, " uet_rg_%p%n: %s%n=0x7 (7)"))
 		TH_LOG("%s", line);
 	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_rg_%p%n", false));
 
 	ASSERT_EQ(0, ue_trace_clear());
-	ASSERT_EQ(0, reg_enabled(_metadata, &self->t, self->page,
-				 "uet_rg_pct char[16] msg; "
-				 "__data_loc char[] dyn; __rel_loc char[] rel",
-				 "uet_rg_pct", 0, &idx));
+	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page,
+				    "uet_rg_pct char[16] msg; "
+				    "__data_loc char[] dyn; __rel_loc char[] rel",
+				    "uet_rg_pct", 0, &idx));
 	base = ue_field_offset(UE_SYS, "uet_rg_pct", "msg");
 	off_d = ue_field_offset(UE_SYS, "uet_rg_pct", "dyn") - base;
 	off_r = ue_field_offset(UE_SYS, "uet_rg_pct", "rel") - base;
@@ -789,7 +717,7 @@ TEST_F(regress, user_strings_not_formats)
 	end += 9;
 
 	ASSERT_EQ(end + 4, ue_emit(self->t.fd, idx, payload, end));
-	ASSERT_EQ(1, trace_count("uet_rg_pct", line, sizeof(line)));
+	ASSERT_EQ(1, ue_trace_count("uet_rg_pct", line, sizeof(line)));
 	EXPECT_NE(NULL, strstr(line, " msg=%s%s%n ")) TH_LOG("%s", line);
 	EXPECT_NE(NULL, strstr(line, " dyn=%p%x%n ")) TH_LOG("%s", line);
 	EXPECT_NE(NULL, strstr(line, " rel=%s%d%%%n")) TH_LOG("%s", line);

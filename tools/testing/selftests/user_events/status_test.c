@@ -13,7 +13,7 @@
 #endif
 
 #include "../kselftest_harness.h"
-#include "ue_test_util.h"
+#include "ue_util.h"
 
 struct status_snapshot {
 	int lines;	/* event lines */
@@ -69,32 +69,7 @@ static int status_parse(struct status_snapshot *snap)
 	return 0;
 }
 
-FIXTURE(status) {
-	struct ue_track t;
-	char *page;
-	int perf_fd;
-};
-
-FIXTURE_SETUP(status)
-{
-	self->perf_fd = -1;
-	if (!ue_available())
-		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
-
-	ASSERT_EQ(0, ue_track_init(&self->t));
-	self->page = ue_map_page(PROT_READ | PROT_WRITE);
-	ASSERT_NE(NULL, self->page);
-	memset(self->page, 0, getpagesize());
-}
-
-FIXTURE_TEARDOWN(status)
-{
-	if (self->perf_fd >= 0)
-		close(self->perf_fd);
-	ue_track_cleanup(&self->t);
-	if (self->page)
-		munmap(self->page, getpagesize());
-}
+UE_FIXTURE(status, 0)
 
 TEST_F(status, listed)
 {

@@ -20,11 +20,11 @@
  *    id, sequence number, checksum, string).  After the run, every writer's
  *    records must be in the trace exactly once, with intact fields, and
  *    nothing else;
- *  - afterwards user_events_status shows the Active/Busy counts of before,
- *    no event of the test is left in tracefs or dynamic_events, and memory
- *    is back to its starting level: kmemleak finds no leak from
- *    user_events (debug kernel), otherwise unreclaimable slab grew by less
- *    than a tolerance after a warm-up run.
+ *  - afterwards user_events_status shows the Active/Busy counts of before
+ *    and no event of the test is left in tracefs or dynamic_events.
+ *
+ * Leaks are the debug kernel's kmemleak scan's business (the workbench
+ * runs it after all tests): no machine-wide side effect here.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -35,7 +35,7 @@
 #include <sys/wait.h>
 
 #include "../kselftest_harness.h"
-#include "ue_test_util.h"
+#include "ue_util.h"
 
 #define ST_INST		"uet_stress"
 #define ST_PREFIX	"uet_st_"
@@ -43,8 +43,6 @@
 #define CHK_FIELDS	"u32 wid; u32 seq; u64 val; __data_loc char[] msg"
 /* Fixed part of the checked payload: wid, seq, val, msg location */
 #define CHK_FIXED	20
-/* sizeof(struct trace_entry): __data_loc offsets count from the record */
-#define ST_ENTRY	8
 
 #define ST_WORKERS	3	/* worker processes alive at a time */
 #define ST_CHURNERS	2	/* register/unregister threads per worker */
@@ -57,9 +55,9 @@
 #define ST_SLOT_SHORT	8	/* slots 24..31: short-lived threads */
 #define ST_RECORDS	150000	/* default cap of checked records */
 #define ST_REC_BYTES	64	/* ring buffer bytes per checked record, max */
-#define ST_SLAB_TOL_KB	1024	/* tolerated SUnreclaim growth */
 
-#define KMEMLEAK	"/sys/kernel/debug/kmemleak"
+/* sizeof(struct trace_entry), from the format: base of __data_loc offsets */
+static int st_entry;
 
 enum st_fmt { FMT_U32, FMT_U64_ARR, FMT_U64_REL, FMT_DL, FMT_CHK };
 
@@ -139,17 +137,6 @@ struct st_shared {
  * Small helpers, safe to use in a child forked from a threaded process
  */
 
-static __u64 st_rand(__u64 *s)
-{
-	__u64 x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*s = x;
-	return x;
-}
-
 static __u64 st_seed(void)
 {
 	struct timespec ts;
@@ -157,11 +144,6 @@ static __u64 st_seed(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ((__u64)gettid() << 32 ^ ts.tv_nsec ^ (__u64)ts.tv_sec << 20) |
 	       1;
-}
-
-static unsigned int st_pick(__u64 *s, unsigned int n)
-{
-	return st_rand(s) % n;
 }
 
 static bool st_stopped(struct st_shared *sh)
@@ -269,7 +251,7 @@ static bool st_chk_write(struct st_shared *sh, int fd, __u32 idx,
 
 	/* [index][wid][seq][val][msg location] "w<wid>s<seq>" */
 	mlen = st_chk_msg(rec + 4 + CHK_FIXED, wid, seq) + 1;
-	loc = DYN_LOC(ST_ENTRY + CHK_FIXED, mlen);
+	loc = DYN_LOC(st_entry + CHK_FIXED, mlen);
 	memcpy(rec, &idx, 4);
 	memcpy(rec + 4, &wid, 4);
 	memcpy(rec + 8, &seq, 4);
@@ -324,7 +306,7 @@ static size_t st_payload(char *buf, __u32 idx, int fmt, __u32 v)
 		return 4 + 18;
 	case FMT_DL:
 		memcpy(buf, &v, 4);
-		loc = DYN_LOC(ST_ENTRY + 8, 6);
+		loc = DYN_LOC(st_entry + 8, 6);
 		memcpy(buf + 4, &loc, 4);
 		memcpy(buf + 8, "world", 6);
 		return 4 + 14;
@@ -355,12 +337,12 @@ static bool st_quit(struct st_worker *w)
 static char *st_word(struct st_worker *w, __u64 *rs, int first, int n,
 		     int *size, int *bit)
 {
-	char *addr = w->page + 8 * (first + st_pick(rs, n));
+	char *addr = w->page + 8 * (first + ue_rand_n(rs, n));
 
-	*size = st_pick(rs, 2) ? 8 : 4;
+	*size = ue_rand_n(rs, 2) ? 8 : 4;
 	if (*size == 4)
-		addr += 4 * st_pick(rs, 2);
-	*bit = st_pick(rs, 8 * *size);
+		addr += 4 * ue_rand_n(rs, 2);
+	*bit = ue_rand_n(rs, 8 * *size);
 	return addr;
 }
 
@@ -369,13 +351,13 @@ static int st_reg_pool(struct st_shared *sh, int fd, __u64 *rs, char *addr,
 		       int size, int bit, int *pool, int *fmt, __u32 *idx,
 		       bool persist_ok)
 {
-	int p = st_pick(rs, ST_NPOOL);
-	int f = st_pick(rs, st_pool[p].nfmt);
+	int p = ue_rand_n(rs, ST_NPOOL);
+	int f = ue_rand_n(rs, st_pool[p].nfmt);
 	__u16 flags = st_pool[p].flags;
 	char cmd[160];
 	int ret;
 
-	if (persist_ok && st_pool[p].persist && !st_pick(rs, 8))
+	if (persist_ok && st_pool[p].persist && !ue_rand_n(rs, 8))
 		flags |= USER_EVENT_REG_PERSIST;
 	st_cmd(cmd, sizeof(cmd), p, f);
 	ret = ue_reg(fd, cmd, addr, size, bit, flags, idx);
@@ -423,7 +405,7 @@ static void *st_churn(void *arg)
 	}
 
 	while (!st_quit(w)) {
-		unsigned int r = st_pick(&rs, 100);
+		unsigned int r = ue_rand_n(&rs, 100);
 		struct st_live *l;
 
 		if (r >= 96) {
@@ -440,7 +422,7 @@ static void *st_churn(void *arg)
 			continue;
 		}
 		if (nlive && (r >= 20 || nlive == ST_LIVE_MAX)) {
-			l = &live[st_pick(&rs, nlive)];
+			l = &live[ue_rand_n(&rs, nlive)];
 			if (r < 35 || nlive == ST_LIVE_MAX) {
 				st_unreg(sh, fd, l);
 				*l = live[--nlive];
@@ -450,7 +432,7 @@ static void *st_churn(void *arg)
 				continue;
 			len = st_payload(buf, l->idx,
 					 st_pool[l->pool].fmt[l->fmt],
-					 st_rand(&rs));
+					 ue_rand(&rs));
 			ret = write(fd, buf, len);
 			if (ret < 0)
 				ret = -errno;
@@ -506,7 +488,7 @@ static void *st_short(void *arg)
 			ST_OK(sh, "short thread write", ret, EBADF);
 		}
 		/* Sometimes left registered: the process exit cleans up */
-		if (w->short_left < 4 && !st_pick(&rs, 8))
+		if (w->short_left < 4 && !ue_rand_n(&rs, 8))
 			w->short_left++;
 		else
 			st_unreg(sh, fd, &l);
@@ -534,7 +516,7 @@ static int st_wait_child(struct st_shared *sh, pid_t pid, const char *what)
 static void st_child_writer(struct st_worker *w, __u64 rs)
 {
 	struct st_shared *sh = w->sh;
-	__u32 wid = st_new_wid(sh), seq, n = 1 + st_pick(&rs, 32);
+	__u32 wid = st_new_wid(sh), seq, n = 1 + ue_rand_n(&rs, 32);
 	int fd, size, bit, p, f;
 	char *addr;
 	__u32 idx;
@@ -544,7 +526,7 @@ static void st_child_writer(struct st_worker *w, __u64 rs)
 		    !st_chk_write(sh, w->chk_fd, w->chk_idx, wid, seq))
 			break;
 	}
-	if (st_pick(&rs, 2)) {
+	if (ue_rand_n(&rs, 2)) {
 		/* left for the exit of this process to tear down */
 		fd = ue_open_data();
 		addr = st_word(w, &rs, 1, ST_SLOT_CHURN - 1, &size, &bit);
@@ -594,9 +576,9 @@ static void *st_forker(void *arg)
 	pid_t pid;
 
 	while (!st_quit(w)) {
-		__u64 child_rs = st_rand(&rs) | 1;
+		__u64 child_rs = ue_rand(&rs) | 1;
 
-		switch (st_pick(&rs, 4)) {
+		switch (ue_rand_n(&rs, 4)) {
 		case 0:
 			pid = fork();
 			if (!pid)
@@ -651,7 +633,7 @@ static void st_worker_main(struct st_shared *sh)
 	pthread_t th[ST_CHURNERS + 1];
 	struct st_worker w = { .sh = sh };
 	__u64 rs = st_seed();
-	unsigned int quota = 50 + st_pick(&rs, 450), done = 0;
+	unsigned int quota = 50 + ue_rand_n(&rs, 450), done = 0;
 	__u32 wid = st_new_wid(sh), seq = 0;
 	int nth = 0, i, ret, size, bit, p, f;
 	bool checked = wid < ST_MAX_WRITERS;
@@ -683,7 +665,7 @@ static void st_worker_main(struct st_shared *sh)
 	}
 
 	while (!st_stopped(sh) && done++ < quota) {
-		if (checked && st_pick(&rs, 3) == 0 && st_reserve(sh)) {
+		if (checked && ue_rand_n(&rs, 3) == 0 && st_reserve(sh)) {
 			if (!st_chk_write(sh, w.chk_fd, w.chk_idx, wid, seq++))
 				break;
 			continue;
@@ -788,9 +770,9 @@ static bool st_event_file(__u64 *rs, const char *what, char *path,
 	int n = 0;
 	DIR *d;
 
-	if (st_pick(rs, 5)) {
+	if (ue_rand_n(rs, 5)) {
 		ue_tpath(path, len, "events/%s/%s/%s", UE_SYS,
-			 st_pool[st_pick(rs, ST_NPOOL)].name, what);
+			 st_pool[ue_rand_n(rs, ST_NPOOL)].name, what);
 		return true;
 	}
 	d = opendir(ue_tpath(dir, sizeof(dir), "events/%s", UE_SYS_MULTI));
@@ -804,21 +786,8 @@ static bool st_event_file(__u64 *rs, const char *what, char *path,
 	if (!n)
 		return false;
 	ue_tpath(path, len, "events/%s/%s/%s", UE_SYS_MULTI,
-		 names[st_pick(rs, n)], what);
+		 names[ue_rand_n(rs, n)], what);
 	return true;
-}
-
-/* open + write, -errno of whichever failed */
-static int st_write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
 }
 
 /* A number from a tracefs file; 0 or -errno */
@@ -871,7 +840,7 @@ static void *st_toggler(void *arg)
 	while (!st_stopped(c->sh)) {
 		if (!st_event_file(&rs, "enable", path, sizeof(path)))
 			continue;
-		ret = st_write_file(path, st_pick(&rs, 2) ? "1" : "0");
+		ret = ue_write_str(path, ue_rand_n(&rs, 2) ? "1" : "0", 0);
 		st_count(c->sh, OP_ENABLE);
 		/* the event may be gone, or go while we write */
 		ST_OK(c->sh, "toggle enable", ret, ENOENT, ENODEV);
@@ -882,15 +851,14 @@ static void *st_toggler(void *arg)
 static void *st_perf(void *arg)
 {
 	struct st_ctl *c = arg;
-	struct perf_event_attr attr;
 	int fds[ST_PERF_MAX], n = 0, id = 0, fd, i;
 	__u64 rs = st_seed();
 	char path[PATH_MAX];
 	long ret;
 
 	while (!st_stopped(c->sh)) {
-		if (n && (n == ST_PERF_MAX || st_pick(&rs, 2))) {
-			i = st_pick(&rs, n);
+		if (n && (n == ST_PERF_MAX || ue_rand_n(&rs, 2))) {
+			i = ue_rand_n(&rs, n);
 			close(fds[i]);
 			fds[i] = fds[--n];
 			st_count(c->sh, OP_PERF_CLOSE);
@@ -903,15 +871,8 @@ static void *st_perf(void *arg)
 			continue;
 		if (id <= 0)
 			continue;
-		memset(&attr, 0, sizeof(attr));
-		attr.size = sizeof(attr);
-		attr.type = PERF_TYPE_TRACEPOINT;
-		attr.config = id;
-		attr.sample_type = PERF_SAMPLE_RAW;
-		attr.sample_period = 1;
 		/* CPU-wide: it sees the writes of every process */
-		fd = syscall(__NR_perf_event_open, &attr, -1,
-			     st_pick(&rs, c->ncpus), -1, PERF_FLAG_FD_CLOEXEC);
+		fd = ue_perf_open_cpu(id, ue_rand_n(&rs, c->ncpus), false);
 		st_count(c->sh, OP_PERF_OPEN);
 		/* the event (id) may be gone */
 		if (ST_OK(c->sh, "perf_event_open", fd < 0 ? -errno : fd,
@@ -923,29 +884,36 @@ static void *st_perf(void *arg)
 	return NULL;
 }
 
-static const char *st_dyn_cmd(char *buf, size_t len, int d, int how)
+/*
+ * Delete pool event @p, which may be in use: DIAG_IOCSDEL or "-:NAME";
+ * the dynamic_events ones also as "-:SYSTEM/NAME" and "!u:NAME FIELDS".
+ */
+static void st_delete(struct st_ctl *c, __u64 *rs, int p)
 {
-	const char *name = st_pool[ST_DYN_FIRST + d].name;
-	const char *fields = st_fmt_text[FMT_DL];
+	const char *name = st_pool[p].name;
+	bool dyn = p >= ST_DYN_FIRST && p < ST_DYN_FIRST + ST_NDYN;
+	int how = ue_rand_n(rs, dyn ? 4 : 2), ret;
+	char cmd[256];
 
-	switch (how) {
-	case 0:
-		snprintf(buf, len, "u:%s %s", name, fields);
-		break;
-	case 1:
-		snprintf(buf, len, "-:%s", name);
-		break;
-	case 2:
-		snprintf(buf, len, "-:%s/%s", UE_SYS, name);
-		break;
-	default:
-		snprintf(buf, len, "!u:%s %s", name, fields);
-		break;
+	if (!how) {
+		ret = ue_del_name(name);
+		st_count(c->sh, OP_DEL);
+		ST_OK(c->sh, "DIAG_IOCSDEL", ret, ENOENT, EBUSY);
+		return;
 	}
-	return buf;
+	if (how == 1)
+		snprintf(cmd, sizeof(cmd), "-:%s", name);
+	else if (how == 2)
+		snprintf(cmd, sizeof(cmd), "-:%s/%s", UE_SYS, name);
+	else
+		snprintf(cmd, sizeof(cmd), "!u:%s %s", name,
+			 st_fmt_text[FMT_DL]);
+	ret = ue_dyn_cmd(cmd);
+	st_count(c->sh, OP_DYN_DELETE);
+	ST_OK(c->sh, "dynamic_events delete", ret, ENOENT, EBUSY);
 }
 
-/* dynamic_events create / delete and DIAG_IOCSDEL */
+/* dynamic_events create and delete */
 static void *st_dyn(void *arg)
 {
 	struct st_ctl *c = arg;
@@ -954,27 +922,17 @@ static void *st_dyn(void *arg)
 	int d, ret;
 
 	while (!st_stopped(c->sh)) {
-		d = st_pick(&rs, ST_NDYN);
-		switch (st_pick(&rs, 3)) {
-		case 0:
-			/* same fields as every registration: never refused */
-			ret = ue_dyn_cmd(st_dyn_cmd(cmd, sizeof(cmd), d, 0));
-			st_count(c->sh, OP_DYN_CREATE);
-			ST_OK(c->sh, "dynamic_events create", ret, 0);
-			break;
-		case 1:
-			ret = ue_dyn_cmd(st_dyn_cmd(cmd, sizeof(cmd), d,
-						    1 + st_pick(&rs, 3)));
-			st_count(c->sh, OP_DYN_DELETE);
-			ST_OK(c->sh, "dynamic_events delete", ret, ENOENT,
-			      EBUSY);
-			break;
-		default:
-			ret = ue_del_name(st_pool[ST_DYN_FIRST + d].name);
-			st_count(c->sh, OP_DEL);
-			ST_OK(c->sh, "DIAG_IOCSDEL dyn", ret, ENOENT, EBUSY);
-			break;
+		d = ST_DYN_FIRST + ue_rand_n(&rs, ST_NDYN);
+		if (ue_rand_n(&rs, 3)) {
+			st_delete(c, &rs, d);
+			continue;
 		}
+		/* same fields as every registration: never refused */
+		snprintf(cmd, sizeof(cmd), "u:%s %s", st_pool[d].name,
+			 st_fmt_text[FMT_DL]);
+		ret = ue_dyn_cmd(cmd);
+		st_count(c->sh, OP_DYN_CREATE);
+		ST_OK(c->sh, "dynamic_events create", ret, 0);
 	}
 	return NULL;
 }
@@ -983,31 +941,20 @@ static void *st_deleter(void *arg)
 {
 	struct st_ctl *c = arg;
 	__u64 rs = st_seed();
-	char cmd[256];
 	int p, ret;
 
 	while (!st_stopped(c->sh)) {
-		p = st_pick(&rs, ST_NPOOL);
-		if (p == ST_CHK) {
-			/* registered and traced all along: always busy */
-			ret = st_pick(&rs, 2) ? ue_del_name(CHK_NAME) :
-			      ue_dyn_cmd("-:" CHK_NAME);
-			st_count(c->sh, OP_DEL);
-			if (ret != -EBUSY)
-				st_fail(c->sh, "deleting the checked event: %d",
-					ret);
+		p = ue_rand_n(&rs, ST_NPOOL);
+		if (p != ST_CHK) {
+			st_delete(c, &rs, p);
 			continue;
 		}
-		if (st_pick(&rs, 2)) {
-			ret = ue_del_name(st_pool[p].name);
-			st_count(c->sh, OP_DEL);
-			ST_OK(c->sh, "DIAG_IOCSDEL", ret, ENOENT, EBUSY);
-		} else {
-			snprintf(cmd, sizeof(cmd), "-:%s", st_pool[p].name);
-			ret = ue_dyn_cmd(cmd);
-			st_count(c->sh, OP_DYN_DELETE);
-			ST_OK(c->sh, "dynamic_events -:", ret, ENOENT, EBUSY);
-		}
+		/* registered and traced all along: always busy */
+		ret = ue_rand_n(&rs, 2) ? ue_del_name(CHK_NAME) :
+		      ue_dyn_cmd("-:" CHK_NAME);
+		st_count(c->sh, OP_DEL);
+		if (ret != -EBUSY)
+			st_fail(c->sh, "deleting the checked event: %d", ret);
 	}
 	return NULL;
 }
@@ -1024,7 +971,7 @@ static void *st_reader(void *arg)
 	int i;
 
 	while (!st_stopped(c->sh)) {
-		i = st_pick(&rs, 4);
+		i = ue_rand_n(&rs, 4);
 		if (i < 3) {
 			ret = st_read_file(ue_tpath(path, sizeof(path), "%s",
 						    files[i]));
@@ -1044,43 +991,6 @@ static void *st_reader(void *arg)
 /* ---------------------------------------------------------------------
  * Checks after the run
  */
-
-/* Does any tracefs / status / dynamic_events entry of ours remain? */
-static int st_leftovers(char *out, size_t len)
-{
-	static const char * const systems[] = { UE_SYS, UE_SYS_MULTI };
-	char path[PATH_MAX], *text, *hit;
-	struct dirent *de;
-	int n = 0, i;
-	DIR *d;
-
-	out[0] = '\0';
-	for (i = 0; i < 2; i++) {
-		d = opendir(ue_tpath(path, sizeof(path), "events/%s",
-				     systems[i]));
-		while (d && (de = readdir(d))) {
-			if (strncmp(de->d_name, ST_PREFIX, strlen(ST_PREFIX)))
-				continue;
-			if (!n++)
-				snprintf(out, len, "tracefs %.64s", de->d_name);
-		}
-		if (d)
-			closedir(d);
-	}
-
-	text = ue_status_read();
-	hit = text ? strstr(text, ST_PREFIX) : NULL;
-	if (hit && !n++)
-		snprintf(out, len, "status %.40s", hit);
-	free(text);
-
-	text = ue_read_all(ue_tpath(path, sizeof(path), "dynamic_events"));
-	hit = text ? strstr(text, ST_PREFIX) : NULL;
-	if (hit && !n++)
-		snprintf(out, len, "dynamic_events %.40s", hit);
-	free(text);
-	return n;
-}
 
 /* Value of " name=" in a trace line (decimal, 0x hex, "0x.. (..)") */
 static bool st_field(const char *line, const char *name, __u64 *val)
@@ -1204,50 +1114,6 @@ out:
 	free(base);
 }
 
-static long st_meminfo(const char *key)
-{
-	char *text = ue_read_all("/proc/meminfo"), *p;
-	long kb = -1;
-
-	p = text ? strstr(text, key) : NULL;
-	if (p)
-		sscanf(p + strlen(key), ": %ld", &kb);
-	free(text);
-	return kb;
-}
-
-static long st_slab_settled(void)
-{
-	ue_write_str("/proc/sys/vm/drop_caches", "3", 0);
-	return st_meminfo("SUnreclaim");
-}
-
-/* kmemleak reports that point at user_events code */
-static int st_kmemleak_ours(int *total)
-{
-	char *text, *obj, *next;
-	int ours = 0;
-
-	*total = 0;
-	if (ue_write_str(KMEMLEAK, "scan", 0))
-		return -1;
-	text = ue_read_all(KMEMLEAK);
-	if (!text)
-		return -1;
-	for (obj = strstr(text, "unreferenced object"); obj; obj = next) {
-		next = strstr(obj + 1, "unreferenced object");
-		if (next)
-			next[-1] = '\0';
-		(*total)++;
-		if (strstr(obj, "uev_") || strstr(obj, "user_event")) {
-			if (!ours++)
-				ksft_print_msg("kmemleak: %.600s\n", obj);
-		}
-	}
-	free(text);
-	return ours;
-}
-
 /* ---------------------------------------------------------------------
  * One run
  */
@@ -1256,7 +1122,6 @@ struct st_run {
 	double secs;
 	__u64 max_ops;
 	__u64 max_records;
-	bool quiet;
 };
 
 /* The threads of the test process */
@@ -1308,14 +1173,14 @@ static int st_run(struct __test_metadata *_metadata, struct st_run *r)
 	double secs;
 
 	/* what an interrupted earlier run may have left behind */
-	if (st_leftovers(left, sizeof(left))) {
+	if (ue_leftovers(ST_PREFIX, false, left, sizeof(left))) {
 		rmdir(ue_tpath(path, sizeof(path), "instances/%s", ST_INST));
 		for (i = 0; i < ST_NPOOL; i++) {
 			ue_set_enable(UE_SYS, st_pool[i].name, false);
 			ue_del_name(st_pool[i].name);
 		}
 	}
-	ASSERT_EQ(0, st_leftovers(left, sizeof(left))) TH_LOG("%s", left);
+	ASSERT_EQ(0, ue_leftovers(ST_PREFIX, false, left, sizeof(left))) TH_LOG("%s", left);
 	ASSERT_TRUE(ue_status_counts(&active0, &busy0));
 
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
@@ -1332,6 +1197,8 @@ static int st_run(struct __test_metadata *_metadata, struct st_run *r)
 					       strerror(errno));
 	st_buffer_size(inst, r->max_records * ST_REC_BYTES / 1024 + 1024);
 	ASSERT_EQ(0, ue_dyn_cmd("u:" CHK_NAME " " CHK_FIELDS));
+	st_entry = ue_entry_size(UE_SYS, CHK_NAME);
+	ASSERT_LT(0, st_entry);
 	ASSERT_EQ(0, ue_write_str(ue_tpath(path, sizeof(path),
 					   "%sevents/%s/%s/enable", inst,
 					   UE_SYS, CHK_NAME), "1", 0));
@@ -1424,7 +1291,7 @@ static int st_run(struct __test_metadata *_metadata, struct st_run *r)
 		free(old_top);
 	}
 
-	EXPECT_EQ(0, st_leftovers(left, sizeof(left))) TH_LOG("%s", left);
+	EXPECT_EQ(0, ue_leftovers(ST_PREFIX, false, left, sizeof(left))) TH_LOG("%s", left);
 	EXPECT_TRUE(ue_status_counts(&active, &busy));
 	EXPECT_EQ(active0, active);
 	EXPECT_EQ(busy0, busy);
@@ -1435,72 +1302,22 @@ static int st_run(struct __test_metadata *_metadata, struct st_run *r)
 	return failed;
 }
 
-static long st_env(const char *name, long def, long min, long max)
-{
-	const char *val = getenv(name);
-	long n = val ? strtol(val, NULL, 0) : def;
-
-	return n < min ? min : n > max ? max : n;
-}
-
-FIXTURE(stress) {
-	int unused;
-};
-
-FIXTURE_SETUP(stress)
-{
-	if (!ue_available())
-		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
-	if (geteuid() != 0)
-		SKIP(return, "needs root: trace instances, dynamic_events, perf");
-}
-
-FIXTURE_TEARDOWN(stress)
-{
-}
+UE_FIXTURE(stress, UE_ROOT)
 
 TEST_F_TIMEOUT(stress, processes_threads_tracers, 1800)
 {
 	struct st_run run = {
-		.secs = st_env("UE_STRESS_SECONDS", 20, 1, 600),
-		.max_ops = st_env("UE_STRESS_OPS", 5000000, 1000, LONG_MAX),
-		.max_records = st_env("UE_STRESS_RECORDS", ST_RECORDS, 1000,
+		.secs = ue_env("UE_STRESS_SECONDS", 20, 1, 600),
+		.max_ops = ue_env("UE_STRESS_OPS", 5000000, 1000, LONG_MAX),
+		.max_records = ue_env("UE_STRESS_RECORDS", ST_RECORDS, 1000,
 				      1000000),
 	};
-	bool kmemleak = access(KMEMLEAK, W_OK) == 0;
-	long slab0, slab1;
-	int total, ours;
 
 	ksft_print_msg("stress: %.0f s, at most %llu operations, %llu checked records\n",
 		       run.secs, run.max_ops, run.max_records);
-	ksft_print_msg("stress: %d worker processes x %d threads, memory check by %s\n",
-		       ST_WORKERS, ST_CHURNERS + 2,
-		       kmemleak ? "kmemleak" : "slab usage");
-
-	if (kmemleak) {
-		ue_write_str(KMEMLEAK, "clear", 0);
-		ASSERT_EQ(0, st_run(_metadata, &run));
-		ours = st_kmemleak_ours(&total);
-		ksft_print_msg("stress: kmemleak: %d unreferenced objects, %d from user_events\n",
-			       total, ours);
-		EXPECT_EQ(0, ours);
-		return;
-	}
-
-	/* Warm the slab caches up with a short run, then compare */
-	{
-		struct st_run warm = run;
-
-		warm.secs = run.secs / 5 < 2 ? run.secs : run.secs / 5;
-		warm.max_records = run.max_records / 5;
-		ASSERT_EQ(0, st_run(_metadata, &warm));
-	}
-	slab0 = st_slab_settled();
+	ksft_print_msg("stress: %d worker processes x %d threads\n",
+		       ST_WORKERS, ST_CHURNERS + 2);
 	ASSERT_EQ(0, st_run(_metadata, &run));
-	slab1 = st_slab_settled();
-	ksft_print_msg("stress: SUnreclaim %ld kB before, %ld kB after (tolerance %d kB)\n",
-		       slab0, slab1, ST_SLAB_TOL_KB);
-	EXPECT_LT(slab1 - slab0, ST_SLAB_TOL_KB);
 }
 
 TEST_HARNESS_MAIN

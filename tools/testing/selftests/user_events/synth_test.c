@@ -10,8 +10,7 @@
 #endif
 
 #include "../kselftest_harness.h"
-#include "ue_test_util.h"
-#include "consumer_util.h"
+#include "ue_util.h"
 
 #define SY_START	"uet_syn_req_start"
 #define SY_END		"uet_syn_req_end"
@@ -81,19 +80,6 @@ FIXTURE_TEARDOWN(synth)
 	ue_session_close(self->s);
 }
 
-static bool wait_enabled(const struct ue_event *e)
-{
-	struct timespec start;
-
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	while (!ue_enabled(e)) {
-		if (ue_elapsed(&start) > UE_WAIT_SECS)
-			return false;
-		sched_yield();
-	}
-	return true;
-}
-
 TEST_F(synth, latency)
 {
 	unsigned long long id, lat;
@@ -110,8 +96,8 @@ TEST_F(synth, latency)
 	ASSERT_EQ(0, ue_set_enable("synthetic", SY_LAT, true));
 	self->enabled = true;
 
-	ASSERT_TRUE(wait_enabled(self->start));
-	ASSERT_TRUE(wait_enabled(self->end));
+	ASSERT_TRUE(ue_wait_lib(self->start, true));
+	ASSERT_TRUE(ue_wait_lib(self->end, true));
 
 	/* start all, then end all in reverse order: ids are matched */
 	for (i = 0; i < SY_REQS; i++)
@@ -143,5 +129,5 @@ TEST_F(synth, latency)
 
 int main(int argc, char **argv)
 {
-	return cu_main(argc, argv);
+	return ue_main(argc, argv, test_harness_run);
 }

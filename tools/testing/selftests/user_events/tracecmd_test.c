@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * trace-cmd on user events: "trace-cmd record -e user_events:NAME writer"
- * and "trace-cmd report" decode every field of every event, __data_loc
- * and __rel_loc strings included.
+ * trace-cmd on user events: "trace-cmd start -e user_events:NAME", the
+ * writer, "trace-cmd stop" and "trace-cmd extract", then "trace-cmd
+ * report" decodes every field of every event, __data_loc and __rel_loc
+ * strings included.
+ *
+ * Not "trace-cmd record WRITER": its recorders stop when the writer exits
+ * and may leave the last records of a CPU's buffer unread (a run once
+ * missed two).  extract reads the stopped buffers to the end.
  *
  * The event is created persistent through dynamic_events first, so
  * trace-cmd can enable it before the writer (this binary in writer mode)
@@ -13,8 +18,7 @@
 #endif
 
 #include "../kselftest_harness.h"
-#include "ue_test_util.h"
-#include "consumer_util.h"
+#include "ue_util.h"
 
 #define TC_NAME		"uet_tc_ev"
 #define TC_DATA		"/tmp/uet_tc.dat"
@@ -30,9 +34,9 @@ FIXTURE_SETUP(tracecmd)
 	self->created = false;
 	if (!ue_available())
 		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
-	if (!cu_have("trace-cmd"))
+	if (!ue_have_tool("trace-cmd"))
 		SKIP(return, "trace-cmd not installed");
-	ASSERT_EQ(0, cu_dyn_add(TC_NAME, CU_FIELDS));
+	ASSERT_EQ(0, ue_dyn_add(TC_NAME, UE_WRITER_FIELDS));
 	self->created = true;
 }
 
@@ -40,12 +44,14 @@ FIXTURE_TEARDOWN(tracecmd)
 {
 	char path[PATH_MAX];
 
-	/* trace-cmd leaves the event enabled */
+	/* trace-cmd leaves the event enabled and tracing off */
 	ue_set_enable(UE_SYS, TC_NAME, false);
 	ue_tpath(path, sizeof(path), "set_event");
 	ue_write_str(path, "", O_TRUNC);
+	ue_tpath(path, sizeof(path), "tracing_on");
+	ue_write_str(path, "1", O_TRUNC);
 	if (self->created)
-		EXPECT_EQ(0, cu_dyn_del(TC_NAME));
+		EXPECT_EQ(0, ue_dyn_del(TC_NAME));
 	unlink(TC_DATA);
 	unlink(TC_OUT);
 }
@@ -56,32 +62,39 @@ TEST_F_TIMEOUT(tracecmd, record_report, 240)
 	int i, ret;
 
 	snprintf(count, sizeof(count), "%d", TC_COUNT);
-	ret = cu_run(TC_OUT, "trace-cmd", "record", "-q",
-		     "-e", "user_events:" TC_NAME, "-o", TC_DATA,
-		     cu_self(), CU_WRITER_ARG, TC_NAME, count, NULL);
+	ret = ue_run_tool(TC_OUT, "trace-cmd", "start", "-e",
+			  "user_events:" TC_NAME, NULL);
+	if (!ret)
+		ret = ue_run_tool(TC_OUT, ue_self(), UE_WRITER_ARG, TC_NAME,
+				  count, NULL);
+	if (!ret)
+		ret = ue_run_tool(TC_OUT, "trace-cmd", "stop", NULL);
+	if (!ret)
+		ret = ue_run_tool(TC_OUT, "trace-cmd", "extract", "-o", TC_DATA,
+				  NULL);
 	if (ret)
-		cu_dump(TC_OUT, 40);
-	ASSERT_EQ(0, ret) TH_LOG("trace-cmd record failed");
+		ue_dump(TC_OUT, 40);
+	ASSERT_EQ(0, ret) TH_LOG("trace-cmd start/writer/stop/extract failed");
 
-	ret = cu_run(TC_OUT, "trace-cmd", "report", "-i", TC_DATA, NULL);
+	ret = ue_run_tool(TC_OUT, "trace-cmd", "report", "-i", TC_DATA, NULL);
 	if (ret)
-		cu_dump(TC_OUT, 40);
+		ue_dump(TC_OUT, 40);
 	ASSERT_EQ(0, ret) TH_LOG("trace-cmd report failed");
 
-	EXPECT_EQ(TC_COUNT, cu_count_in(TC_OUT, " " TC_NAME ":"));
+	EXPECT_EQ(TC_COUNT, ue_count_in(TC_OUT, " " TC_NAME ":"));
 	for (i = 0; i < TC_COUNT; i++) {
-		cu_expect_text(expect, sizeof(expect), i);
+		ue_writer_text(expect, sizeof(expect), i);
 		snprintf(needle, sizeof(needle), "%s\n", expect);
-		EXPECT_EQ(1, cu_count_in(TC_OUT, needle))
+		EXPECT_EQ(1, ue_count_in(TC_OUT, needle))
 			TH_LOG("missing: %s", expect);
 	}
-	cu_expect_text(expect, sizeof(expect), 3);
-	cu_show("trace-cmd report", TC_OUT, expect);
+	ue_writer_text(expect, sizeof(expect), 3);
+	ue_show_line("trace-cmd report", TC_OUT, expect);
 	if (_metadata->exit_code != KSFT_PASS)
-		cu_dump(TC_OUT, 10);
+		ue_dump(TC_OUT, 10);
 }
 
 int main(int argc, char **argv)
 {
-	return cu_main(argc, argv);
+	return ue_main(argc, argv, test_harness_run);
 }

@@ -23,7 +23,7 @@
 #include <grp.h>
 #include <poll.h>
 #include "../kselftest_harness.h"
-#include "ue_test_util.h"
+#include "ue_util.h"
 
 /* An otherwise unused uid/gid for the unprivileged side. */
 #define UNPRIV_UID	64711

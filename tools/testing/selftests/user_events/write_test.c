@@ -8,33 +8,9 @@
 #endif
 
 #include "../kselftest_harness.h"
-#include "ue_test_util.h"
+#include "ue_util.h"
 
-FIXTURE(wr) {
-	struct ue_track t;
-	char *page;
-};
-
-FIXTURE_SETUP(wr)
-{
-	if (!ue_available())
-		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
-
-	ASSERT_EQ(0, ue_track_init(&self->t));
-	self->page = ue_map_page(PROT_READ | PROT_WRITE);
-	ASSERT_NE(NULL, self->page);
-	memset(self->page, 0, getpagesize());
-	ASSERT_EQ(0, ue_tracing_on());
-	ASSERT_EQ(0, ue_trace_clear());
-}
-
-FIXTURE_TEARDOWN(wr)
-{
-	ue_track_cleanup(&self->t);
-	ue_trace_clear();
-	if (self->page)
-		munmap(self->page, getpagesize());
-}
+UE_FIXTURE(wr, UE_TRACE)
 
 /* Enable word @n of the fixture page. */
 static uint32_t *word(void *page, int n)
@@ -56,22 +32,6 @@ static ssize_t emit_flat(int fd, __u32 idx, const void *payload, size_t len)
 	ret = write(fd, buf, len + sizeof(idx));
 
 	return ret < 0 ? -errno : ret;
-}
-
-/* Register and enable via ftrace, waiting for the enable bit. */
-static int reg_enabled(struct ue_track *t, void *page, const char *cmd,
-		       const char *name, int n, __u32 *idx)
-{
-	int ret = ue_track_reg(t, cmd, word(page, n), 4, 0, idx);
-
-	if (ret)
-		return ret;
-
-	ret = ue_track_enable(t, UE_SYS, name);
-	if (ret)
-		return ret;
-
-	return ue_wait_bit(word(page, n), 4, 0, true) ? 0 : -ETIMEDOUT;
 }
 
 /*
@@ -102,29 +62,6 @@ static bool shows_str(const char *line, const char *field, const char *str)
 
 	snprintf(key, sizeof(key), " %s=%s", field, str);
 	return strstr(line, key);
-}
-
-/* Count trace lines for event @name (matched as "name:"). */
-static int trace_count(const char *name, char *last, size_t len)
-{
-	char *text = ue_trace_read(), *line, *save, key[UE_NAME_MAX + 2];
-	int count = 0;
-
-	if (!text)
-		return -1;
-
-	snprintf(key, sizeof(key), "%s:", name);
-	for (line = strtok_r(text, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (line[0] == '#' || !strstr(line, key))
-			continue;
-		if (last)
-			snprintf(last, len, "%s", line);
-		count++;
-	}
-
-	free(text);
-	return count;
 }
 
 /* ---------------------------------------------------------------------
@@ -163,8 +100,8 @@ TEST_F(wr, negative_index)
 	__u32 idx;
 	int val = 0;
 
-	ASSERT_EQ(0, reg_enabled(&self->t, self->page,
-				 "uet_wr_neg u32 a", "uet_wr_neg", 0, &idx));
+	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page,
+				    "uet_wr_neg u32 a", "uet_wr_neg", 0, &idx));
 
 	EXPECT_EQ(-EINVAL, ue_emit(self->t.fd, (__u32)-1, &val, sizeof(val)));
 	EXPECT_EQ(-EINVAL, ue_emit(self->t.fd, (__u32)INT_MIN, &val, sizeof(val)));
@@ -176,8 +113,8 @@ TEST_F(wr, unknown_index)
 	__u32 idx;
 	int val = 0, fd2;
 
-	ASSERT_EQ(0, reg_enabled(&self->t, self->page,
-				 "uet_wr_unk u32 a", "uet_wr_unk", 0, &idx));
+	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page,
+				    "uet_wr_unk u32 a", "uet_wr_unk", 0, &idx));
 
 	EXPECT_EQ(-ENOENT, ue_emit(self->t.fd, idx + 1, &val, sizeof(val)));
 	EXPECT_EQ(-ENOENT, ue_emit(self->t.fd, 1000, &val, sizeof(val)));
@@ -190,7 +127,7 @@ TEST_F(wr, unknown_index)
 	EXPECT_EQ(-ENOENT, ue_emit(fd2, 0, &val, sizeof(val)));
 	close(fd2);
 
-	EXPECT_EQ(0, trace_count("uet_wr_unk", NULL, 0));
+	EXPECT_EQ(0, ue_trace_count("uet_wr_unk", NULL, 0));
 }
 
 TEST_F(wr, not_enabled)
@@ -232,12 +169,12 @@ TEST_F(wr, payload_too_short)
 			TH_LOG("payload %d bytes", len);
 	}
 
-	EXPECT_EQ(0, trace_count("uet_wr_min", NULL, 0));
+	EXPECT_EQ(0, ue_trace_count("uet_wr_min", NULL, 0));
 
 	/* Exactly the fixed size, or more, is fine */
 	EXPECT_EQ(16, ue_emit(self->t.fd, idx, payload, 12));
 	EXPECT_EQ(20, emit_flat(self->t.fd, idx, payload, 16));
-	EXPECT_EQ(2, trace_count("uet_wr_min", NULL, 0));
+	EXPECT_EQ(2, ue_trace_count("uet_wr_min", NULL, 0));
 }
 
 /* ---------------------------------------------------------------------
@@ -255,14 +192,14 @@ TEST_F(wr, returns_total)
 	};
 	__u32 flat[3] = { 4, 5, 6 };
 
-	ASSERT_EQ(0, reg_enabled(&self->t, self->page,
-				 "uet_wr_total u32 a; u32 b; u32 c",
-				 "uet_wr_total", 0, &idx));
+	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page,
+				    "uet_wr_total u32 a; u32 b; u32 c",
+				    "uet_wr_total", 0, &idx));
 
 	EXPECT_EQ(16, writev(self->t.fd, io, 4));
 	EXPECT_EQ(16, emit_flat(self->t.fd, idx, flat, sizeof(flat)));
 	EXPECT_EQ(16, ue_emit(self->t.fd, idx, flat, sizeof(flat)));
-	EXPECT_EQ(3, trace_count("uet_wr_total", NULL, 0));
+	EXPECT_EQ(3, ue_trace_count("uet_wr_total", NULL, 0));
 }
 
 TEST_F(wr, no_fields)
@@ -270,13 +207,13 @@ TEST_F(wr, no_fields)
 	__u32 idx;
 	char junk[3] = "ab";
 
-	ASSERT_EQ(0, reg_enabled(&self->t, self->page,
-				 "uet_wr_nof", "uet_wr_nof", 0, &idx));
+	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page,
+				    "uet_wr_nof", "uet_wr_nof", 0, &idx));
 
 	EXPECT_EQ(4, ue_emit(self->t.fd, idx, NULL, 0));
 	/* Extra bytes for an event without fields are accepted */
 	EXPECT_EQ(7, ue_emit(self->t.fd, idx, junk, sizeof(junk)));
-	EXPECT_EQ(2, trace_count("uet_wr_nof", NULL, 0));
+	EXPECT_EQ(2, ue_trace_count("uet_wr_nof", NULL, 0));
 }
 
 /* The write index stays valid on its file after DIAG_IOCSUNREG. */
@@ -285,14 +222,14 @@ TEST_F(wr, write_after_unreg)
 	__u32 idx, val = 0x12345;
 	char line[1024];
 
-	ASSERT_EQ(0, reg_enabled(&self->t, self->page,
-				 "uet_wr_unreg u32 v", "uet_wr_unreg", 0,
-				 &idx));
+	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page,
+				    "uet_wr_unreg u32 v", "uet_wr_unreg", 0,
+				    &idx));
 	ASSERT_EQ(0, ue_unreg(self->t.fd, word(self->page, 0), 0));
 	EXPECT_EQ(0, *word(self->page, 0));
 
 	EXPECT_EQ(8, ue_emit(self->t.fd, idx, &val, sizeof(val)));
-	ASSERT_EQ(1, trace_count("uet_wr_unreg", line, sizeof(line)));
+	ASSERT_EQ(1, ue_trace_count("uet_wr_unreg", line, sizeof(line)));
 	EXPECT_TRUE(shows_num(line, "v", val)) TH_LOG("%s", line);
 }
 
@@ -306,10 +243,10 @@ TEST_F(wr, ftrace_fields)
 	__u32 idx, loc;
 	int end;
 
-	ASSERT_EQ(0, reg_enabled(&self->t, self->page,
-				 "uet_wr_out u32 a; u64 b; char[8] c; "
-				 "__data_loc char[] d; __rel_loc char[] e",
-				 name, 0, &idx));
+	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page,
+				    "uet_wr_out u32 a; u64 b; char[8] c; "
+				    "__data_loc char[] d; __rel_loc char[] e",
+				    name, 0, &idx));
 
 	/* Lay the payload out as the format file describes it */
 	off_a = ue_field_offset(UE_SYS, name, "a");
@@ -343,7 +280,7 @@ TEST_F(wr, ftrace_fields)
 	len = end + 9;
 
 	ASSERT_EQ(len + 4, ue_emit(self->t.fd, idx, payload, len));
-	ASSERT_EQ(1, trace_count(name, line, sizeof(line)));
+	ASSERT_EQ(1, ue_trace_count(name, line, sizeof(line)));
 
 	EXPECT_TRUE(shows_num(line, "a", a)) TH_LOG("%s", line);
 	EXPECT_TRUE(shows_num(line, "b", b)) TH_LOG("%s", line);
@@ -368,9 +305,9 @@ TEST_F(wr, writev_split)
 		{ .iov_base = raw + 9, .iov_len = 3 },
 	};
 
-	ASSERT_EQ(0, reg_enabled(&self->t, self->page,
-				 "uet_wr_split u64 x; u32 y", name, 0,
-				 &idx));
+	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page,
+				    "uet_wr_split u64 x; u32 y", name, 0,
+				    &idx));
 	ASSERT_EQ(8, ue_field_offset(UE_SYS, name, "y") -
 		     ue_field_offset(UE_SYS, name, "x"));
 
@@ -378,7 +315,7 @@ TEST_F(wr, writev_split)
 	memcpy(raw + 8, &y, 4);
 
 	EXPECT_EQ(16, writev(self->t.fd, io, 5));
-	ASSERT_EQ(1, trace_count(name, line, sizeof(line)));
+	ASSERT_EQ(1, ue_trace_count(name, line, sizeof(line)));
 	EXPECT_TRUE(shows_num(line, "x", x)) TH_LOG("%s", line);
 	EXPECT_TRUE(shows_num(line, "y", y)) TH_LOG("%s", line);
 }
@@ -387,89 +324,63 @@ TEST_F(wr, writev_split)
  * Dynamic string validation
  */
 
+/*
+ * A __data_loc or __rel_loc string out of the payload, or without its NUL,
+ * is refused and not recorded; then a good one is.  Locations are
+ * record offsets for __data_loc, offsets from the end of the field for
+ * __rel_loc.
+ */
+static void loc_bounds(struct __test_metadata *_metadata, struct ue_track *t,
+		       void *page, const char *type)
+{
+	static const struct { int off, len; const char *why; } bad[] = {
+		{ 100, 6, "offset past the end" },
+		{ 0, 60, "length past the end" },
+		{ 1, 6, "one byte too far" },
+		{ 0, 5, "misses the NUL" },
+		{ 0, 6, "not NUL terminated" },
+	};
+	char cmd[64], name[16], payload[64], line[1024];
+	bool rel = !strcmp(type, "__rel_loc");
+	__u32 idx, loc;
+	int i, start = 0;
+
+	snprintf(name, sizeof(name), "uet_wr_%s", rel ? "rl" : "dl");
+	snprintf(cmd, sizeof(cmd), "%s %s char[] s", name, type);
+	ASSERT_EQ(0, ue_reg_enabled(t, page, cmd, name, 0, &idx));
+	if (!rel) {
+		/* [loc][string]: the string is at record offset s + 4 */
+		start = ue_field_offset(UE_SYS, name, "s");
+		ASSERT_GT(start, 0);
+		start += 4;
+	}
+	memset(payload, 0, sizeof(payload));
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		memcpy(payload + 4, i == ARRAY_SIZE(bad) - 1 ? "hello!" :
+		       "hello", 6);
+		loc = DYN_LOC(start + bad[i].off, bad[i].len);
+		memcpy(payload, &loc, 4);
+		EXPECT_EQ(-EFAULT, ue_emit(t->fd, idx, payload, 10))
+			TH_LOG("%s %s", type, bad[i].why);
+	}
+	EXPECT_EQ(0, ue_trace_count(name, NULL, 0));
+
+	loc = DYN_LOC(start, 6);
+	memcpy(payload, &loc, 4);
+	memcpy(payload + 4, "hello", 6);
+	EXPECT_EQ(14, ue_emit(t->fd, idx, payload, 10));
+	ASSERT_EQ(1, ue_trace_count(name, line, sizeof(line)));
+	EXPECT_TRUE(shows_str(line, "s", "hello")) TH_LOG("%s", line);
+}
+
 TEST_F(wr, data_loc_bounds)
 {
-	const char *name = "uet_wr_dl";
-	char payload[64], line[1024];
-	__u32 idx, loc;
-	int base;
-
-	ASSERT_EQ(0, reg_enabled(&self->t, self->page,
-				 "uet_wr_dl __data_loc char[] s", name, 0,
-				 &idx));
-	base = ue_field_offset(UE_SYS, name, "s");
-	ASSERT_GT(base, 0);
-
-	/* [loc][string]: the string starts at record offset base + 4 */
-	memset(payload, 0, sizeof(payload));
-	memcpy(payload + 4, "hello", 6);
-
-	loc = DYN_LOC(base + 4 + 100, 6);	/* offset past the end */
-	memcpy(payload, &loc, 4);
-	EXPECT_EQ(-EFAULT, ue_emit(self->t.fd, idx, payload, 10));
-
-	loc = DYN_LOC(base + 4, 60);		/* length past the end */
-	memcpy(payload, &loc, 4);
-	EXPECT_EQ(-EFAULT, ue_emit(self->t.fd, idx, payload, 10));
-
-	loc = DYN_LOC(base + 5, 6);		/* one byte too far */
-	memcpy(payload, &loc, 4);
-	EXPECT_EQ(-EFAULT, ue_emit(self->t.fd, idx, payload, 10));
-
-	loc = DYN_LOC(base + 4, 5);		/* misses the NUL */
-	memcpy(payload, &loc, 4);
-	EXPECT_EQ(-EFAULT, ue_emit(self->t.fd, idx, payload, 10));
-
-	loc = DYN_LOC(base + 4, 6);		/* not NUL terminated */
-	memcpy(payload, &loc, 4);
-	memcpy(payload + 4, "hello!", 6);
-	EXPECT_EQ(-EFAULT, ue_emit(self->t.fd, idx, payload, 10));
-
-	/* Nothing of that must have been recorded */
-	EXPECT_EQ(0, trace_count(name, NULL, 0));
-
-	memcpy(payload + 4, "hello", 6);
-	EXPECT_EQ(14, ue_emit(self->t.fd, idx, payload, 10));
-	ASSERT_EQ(1, trace_count(name, line, sizeof(line)));
-	EXPECT_TRUE(shows_str(line, "s", "hello")) TH_LOG("%s", line);
+	loc_bounds(_metadata, &self->t, self->page, "__data_loc");
 }
 
 TEST_F(wr, rel_loc_bounds)
 {
-	const char *name = "uet_wr_rl";
-	char payload[64], line[1024];
-	__u32 idx, loc;
-
-	ASSERT_EQ(0, reg_enabled(&self->t, self->page,
-				 "uet_wr_rl __rel_loc char[] s", name, 0,
-				 &idx));
-
-	memset(payload, 0, sizeof(payload));
-	memcpy(payload + 4, "world", 6);
-
-	loc = DYN_LOC(1024, 6);			/* offset past the end */
-	memcpy(payload, &loc, 4);
-	EXPECT_EQ(-EFAULT, ue_emit(self->t.fd, idx, payload, 10));
-
-	loc = DYN_LOC(0, 7);			/* length past the end */
-	memcpy(payload, &loc, 4);
-	EXPECT_EQ(-EFAULT, ue_emit(self->t.fd, idx, payload, 10));
-
-	loc = DYN_LOC(1, 6);			/* one byte too far */
-	memcpy(payload, &loc, 4);
-	EXPECT_EQ(-EFAULT, ue_emit(self->t.fd, idx, payload, 10));
-
-	loc = DYN_LOC(0, 6);			/* not NUL terminated */
-	memcpy(payload, &loc, 4);
-	memcpy(payload + 4, "world!", 6);
-	EXPECT_EQ(-EFAULT, ue_emit(self->t.fd, idx, payload, 10));
-
-	EXPECT_EQ(0, trace_count(name, NULL, 0));
-
-	memcpy(payload + 4, "world", 6);
-	EXPECT_EQ(14, ue_emit(self->t.fd, idx, payload, 10));
-	ASSERT_EQ(1, trace_count(name, line, sizeof(line)));
-	EXPECT_TRUE(shows_str(line, "s", "world")) TH_LOG("%s", line);
+	loc_bounds(_metadata, &self->t, self->page, "__rel_loc");
 }
 
 TEST_HARNESS_MAIN

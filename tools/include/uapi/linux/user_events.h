@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * user_events: trace events defined and written by user programs.
+ *
+ * A program opens user_events_data in tracefs, registers each event with
+ * DIAG_IOCSREG naming a bit in its own memory that the kernel keeps set
+ * while anything traces the event, and writes events as
+ * [u32 write_index][payload] with write() or writev().
+ * See Documentation/trace/user_events.rst.
+ */
+#ifndef _UAPI_LINUX_USER_EVENTS_H
+#define _UAPI_LINUX_USER_EVENTS_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+/* Trace system of single-format events */
+#define USER_EVENTS_SYSTEM "user_events"
+/* Trace system of USER_EVENT_REG_MULTI_FORMAT events */
+#define USER_EVENTS_MULTI_SYSTEM "user_events_multi"
+/* Prefix of user events in dynamic_events */
+#define USER_EVENTS_PREFIX "u:"
+
+/*
+ * Value of a __data_loc or __rel_loc field: the length of the data in the
+ * upper 16 bits and its offset in the lower 16.
+ */
+#define DYN_LOC(offset, size) ((size) << 16 | (offset))
+
+/**
+ * enum user_reg_flag - flags of &struct user_reg
+ * @USER_EVENT_REG_PERSIST: keep the event after its last user is gone,
+ *	until DIAG_IOCSDEL; requires CAP_PERFMON.
+ * @USER_EVENT_REG_MULTI_FORMAT: allow several formats of one name; the
+ *	event is "name.<hex id>" in the user_events_multi system.
+ * @USER_EVENT_REG_MAX: this and higher values are not ABI; a kernel that
+ *	does not know a flag fails the registration with EINVAL.
+ */
+enum user_reg_flag {
+	USER_EVENT_REG_PERSIST		= 1U << 0,
+	USER_EVENT_REG_MULTI_FORMAT	= 1U << 1,
+	USER_EVENT_REG_MAX		= 1U << 2,
+};
+
+/**
+ * struct user_reg - argument of DIAG_IOCSREG
+ * @size: input, sizeof(struct user_reg); larger values are accepted if the
+ *	extra bytes are zero
+ * @enable_bit: input, bit of the value at @enable_addr that the kernel sets
+ *	while the event is traced and clears otherwise
+ * @enable_size: input, size of that value: 4, or 8 on 64-bit kernels
+ * @flags: input, &enum user_reg_flag values, 0 for none
+ * @enable_addr: input, address of the value, naturally aligned and writable
+ * @name_args: input, pointer to the NUL-terminated event command
+ *	"name[ field[;field]...]"
+ * @write_index: output, index to put in front of this event's payloads
+ *	written to the same file descriptor
+ */
+struct user_reg {
+	__u32	size;
+	__u8	enable_bit;
+	__u8	enable_size;
+	__u16	flags;
+	__u64	enable_addr;
+	__u64	name_args;
+	__u32	write_index;
+} __attribute__((__packed__));
+
+/**
+ * struct user_unreg - argument of DIAG_IOCSUNREG
+ * @size: input, sizeof(struct user_unreg)
+ * @disable_bit: input, the @enable_bit that was registered
+ * @__reserved: input, must be 0
+ * @__reserved2: input, must be 0
+ * @disable_addr: input, the @enable_addr that was registered
+ */
+struct user_unreg {
+	__u32	size;
+	__u8	disable_bit;
+	__u8	__reserved;
+	__u16	__reserved2;
+	__u64	disable_addr;
+} __attribute__((__packed__));
+
+#define DIAG_IOC_MAGIC '*'
+
+/* Register an event: struct user_reg * */
+#define DIAG_IOCSREG _IOWR(DIAG_IOC_MAGIC, 0, struct user_reg *)
+
+/* Delete an unused event by name: char * */
+#define DIAG_IOCSDEL _IOW(DIAG_IOC_MAGIC, 1, char *)
+
+/* Stop updating a registered bit: struct user_unreg * */
+#define DIAG_IOCSUNREG _IOW(DIAG_IOC_MAGIC, 2, struct user_unreg *)
+
+#endif /* _UAPI_LINUX_USER_EVENTS_H */

@@ -1,0 +1,1050 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Helpers of the user_events selftests; see ue_util.h.
+ */
+#include "ue_util.h"
+
+#include <dirent.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/mount.h>
+
+/* ---------------------------------------------------------------------
+ * tracefs and files
+ */
+
+/* libuser_events finds the mount; else mount the standard place. */
+const char *ue_tracefs(void)
+{
+	static char root[PATH_MAX];
+
+	if (!root[0] && ue_find_tracefs(root, sizeof(root))) {
+		snprintf(root, sizeof(root), "/sys/kernel/tracing");
+		mount("nodev", root, "tracefs", 0, NULL);
+	}
+	return root;
+}
+
+char *ue_tpath(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(buf, len, "%s/", ue_tracefs());
+	va_start(ap, fmt);
+	vsnprintf(buf + n, len - n, fmt, ap);
+	va_end(ap);
+	return buf;
+}
+
+int ue_write_str(const char *path, const char *val, int oflags)
+{
+	ssize_t len = strlen(val);
+	int fd, ret = 0;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC | oflags);
+	if (fd < 0)
+		return -errno;
+	if (len && write(fd, val, len) != len)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* A whole file as a NUL-terminated malloc()ed string. */
+char *ue_read_all(const char *path)
+{
+	size_t cap = 4096, used = 0;
+	char *buf = NULL, *bigger;
+	ssize_t got = 1;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	while (got > 0) {
+		if (!buf || cap - used < 1024) {
+			cap *= buf ? 2 : 1;
+			bigger = realloc(buf, cap);
+			if (!bigger)
+				break;
+			buf = bigger;
+		}
+		got = read(fd, buf + used, cap - used - 1);
+		if (got > 0)
+			used += got;
+	}
+	close(fd);
+	if (got) {
+		free(buf);
+		return NULL;
+	}
+	buf[used] = '\0';
+	return buf;
+}
+
+/* Copy the line of @text holding @needle (first one) to @out. */
+bool ue_find_line(const char *text, const char *needle, char *out,
+		  size_t len)
+{
+	const char *hit = text ? strstr(text, needle) : NULL;
+	const char *start = hit, *stop;
+
+	if (!hit)
+		return false;
+	while (start > text && start[-1] != '\n')
+		start--;
+	stop = strchrnul(hit, '\n');
+	snprintf(out, len, "%.*s", (int)(stop - start), start);
+	return true;
+}
+
+double ue_elapsed(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - start->tv_sec) +
+	       (now.tv_nsec - start->tv_nsec) / 1e9;
+}
+
+/* A fresh, never touched anonymous page. */
+void *ue_map_page(int prot)
+{
+	void *page = mmap(NULL, getpagesize(), prot,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return page == MAP_FAILED ? NULL : page;
+}
+
+/* ---------------------------------------------------------------------
+ * user_events_data
+ */
+
+bool ue_available(void)
+{
+	char path[PATH_MAX];
+
+	return !access(ue_tpath(path, sizeof(path), "user_events_data"), F_OK);
+}
+
+int ue_open_data(void)
+{
+	char path[PATH_MAX];
+
+	return open(ue_tpath(path, sizeof(path), "user_events_data"),
+		    O_RDWR | O_CLOEXEC);
+}
+
+void ue_fill_reg(struct user_reg *reg, const char *cmd, void *addr, int size,
+		 int bit, __u16 flags)
+{
+	memset(reg, 0, sizeof(*reg));
+	reg->size = sizeof(*reg);
+	reg->enable_bit = bit;
+	reg->enable_size = size;
+	reg->flags = flags;
+	reg->enable_addr = (__u64)(uintptr_t)addr;
+	reg->name_args = (__u64)(uintptr_t)cmd;
+	reg->write_index = UINT32_MAX;
+}
+
+/* DIAG_IOCSREG on an argument the caller filled in (maybe oddly). */
+int ue_reg_raw(int fd, void *arg)
+{
+	return ioctl(fd, DIAG_IOCSREG, arg) == -1 ? -errno : 0;
+}
+
+int ue_reg(int fd, const char *cmd, void *addr, int size, int bit,
+	   __u16 flags, __u32 *index)
+{
+	struct user_reg reg;
+	int ret;
+
+	ue_fill_reg(&reg, cmd, addr, size, bit, flags);
+	ret = ue_reg_raw(fd, &reg);
+	if (!ret && index)
+		*index = reg.write_index;
+	return ret;
+}
+
+struct ue_thread_reg {
+	int fd, bit, ret;
+	const char *cmd;
+	void *addr;
+};
+
+static void *ue_thread_reg(void *arg)
+{
+	struct ue_thread_reg *r = arg;
+
+	r->ret = ue_reg(r->fd, r->cmd, r->addr, 4, r->bit, 0, NULL);
+	return NULL;
+}
+
+/* ue_reg() of a 4-byte word by a thread that exits right after */
+int ue_reg_in_thread(int fd, const char *cmd, void *addr, int bit)
+{
+	struct ue_thread_reg r = { fd, bit, -ECHILD, cmd, addr };
+	pthread_t th;
+	int err = pthread_create(&th, NULL, ue_thread_reg, &r);
+
+	if (!err)
+		err = pthread_join(th, NULL);
+	return err ? -err : r.ret;
+}
+
+int ue_unreg(int fd, void *addr, int bit)
+{
+	struct user_unreg unreg = {
+		.size = sizeof(unreg),
+		.disable_bit = bit,
+		.disable_addr = (__u64)(uintptr_t)addr,
+	};
+
+	return ioctl(fd, DIAG_IOCSUNREG, &unreg) == -1 ? -errno : 0;
+}
+
+int ue_del(int fd, const char *name)
+{
+	return ioctl(fd, DIAG_IOCSDEL, name) == -1 ? -errno : 0;
+}
+
+/* Delete through a private fd: the caller's fd holds no reference. */
+int ue_del_name(const char *name)
+{
+	int fd = ue_open_data(), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = ue_del(fd, name);
+	close(fd);
+	return ret;
+}
+
+/* writev() of the write index and the payload: bytes written or -errno */
+ssize_t ue_emit(int fd, __u32 idx, const void *payload, size_t len)
+{
+	struct iovec io[2] = {
+		{ .iov_base = &idx, .iov_len = sizeof(idx) },
+		{ .iov_base = (void *)payload, .iov_len = len },
+	};
+	ssize_t ret = writev(fd, io, len ? 2 : 1);
+
+	return ret < 0 ? -errno : ret;
+}
+
+bool ue_bit_set(const void *addr, int size, int bit)
+{
+	if (size == 8)
+		return __atomic_load_n((const uint64_t *)addr,
+				       __ATOMIC_ACQUIRE) >> bit & 1;
+	return __atomic_load_n((const uint32_t *)addr, __ATOMIC_ACQUIRE) >>
+	       bit & 1;
+}
+
+/*
+ * The kernel may set or clear an enable bit later (e.g. after faulting
+ * the page in): poll, yielding, until it has the wanted value.
+ */
+bool ue_wait_bit(const void *addr, int size, int bit, bool want)
+{
+	struct timespec start;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (ue_bit_set(addr, size, bit) != want) {
+		if (ue_elapsed(&start) > UE_WAIT_SECS)
+			return ue_bit_set(addr, size, bit) == want;
+		sched_yield();
+	}
+	return true;
+}
+
+/* The same for an event of libuser_events. */
+bool ue_wait_lib(const struct ue_event *e, bool want)
+{
+	struct timespec start;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (ue_enabled(e) != want) {
+		if (ue_elapsed(&start) > UE_WAIT_SECS)
+			return ue_enabled(e) == want;
+		sched_yield();
+	}
+	return true;
+}
+
+/* ---------------------------------------------------------------------
+ * Per-event files, the trace, user_events_status
+ */
+
+int ue_set_enable(const char *sys, const char *name, bool on)
+{
+	char path[PATH_MAX];
+
+	ue_tpath(path, sizeof(path), "events/%s/%s/enable", sys, name);
+	return ue_write_str(path, on ? "1" : "0", 0);
+}
+
+bool ue_event_exists(const char *sys, const char *name)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	return !stat(ue_tpath(path, sizeof(path), "events/%s/%s", sys, name),
+		     &st);
+}
+
+int ue_event_id(const char *sys, const char *name)
+{
+	char path[PATH_MAX], *text;
+	int id;
+
+	text = ue_read_all(ue_tpath(path, sizeof(path), "events/%s/%s/id",
+				    sys, name));
+	if (!text)
+		return -errno;
+	id = atoi(text);
+	free(text);
+	return id;
+}
+
+char *ue_format_read(const char *sys, const char *name)
+{
+	char path[PATH_MAX];
+
+	return ue_read_all(ue_tpath(path, sizeof(path), "events/%s/%s/format",
+				    sys, name));
+}
+
+/*
+ * Walk the "field:DECL NAME[N];<tab>offset:O;<tab>size:S;" lines of a
+ * format file; @match(NAME, O, S, arg) returning true stops the walk.
+ */
+static int ue_format_walk(const char *sys, const char *name,
+			  bool (*match)(const char *, int, int, void *),
+			  void *arg)
+{
+	char *text = ue_format_read(sys, name), *line, *save, *semi, *field;
+	int off, size, ret = -ENOENT;
+
+	if (!text)
+		return -errno;
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		field = strstr(line, "field:");
+		semi = field ? strchr(field, ';') : NULL;
+		if (!semi || sscanf(semi, "; offset:%d; size:%d", &off,
+				    &size) != 2)
+			continue;
+		*semi = '\0';
+		field = strrchr(field, ' ') ? strrchr(field, ' ') + 1 :
+			field + strlen("field:");
+		field[strcspn(field, "[")] = '\0';
+		if (match(field, off, size, arg)) {
+			ret = 0;
+			break;
+		}
+	}
+	free(text);
+	return ret;
+}
+
+struct ue_field_at {
+	const char *name;
+	int at;
+};
+
+static bool ue_field_is(const char *field, int off, int size, void *arg)
+{
+	struct ue_field_at *f = arg;
+
+	f->at = off;
+	return !strcmp(field, f->name);
+}
+
+/* Offset of @field in the event's record, as its format file says. */
+int ue_field_offset(const char *sys, const char *name, const char *field)
+{
+	struct ue_field_at f = { field, 0 };
+	int ret = ue_format_walk(sys, name, ue_field_is, &f);
+
+	return ret ?: f.at;
+}
+
+static bool ue_common_end(const char *field, int off, int size, void *arg)
+{
+	int *end = arg;
+
+	if (!strncmp(field, "common_", 7) && off + size > *end)
+		*end = off + size;
+	return false;
+}
+
+/*
+ * sizeof(struct trace_entry) as published: where the common fields end
+ * (the base of __data_loc offsets and of the payload in a record).
+ */
+int ue_entry_size(const char *sys, const char *name)
+{
+	int end = 0, ret = ue_format_walk(sys, name, ue_common_end, &end);
+
+	return ret == -ENOENT ? (end ?: -ENOENT) : ret;
+}
+
+/* Is @tp "<name>.<hex digits>", a version of a multi-format event? */
+bool ue_is_version_of(const char *tp, const char *name)
+{
+	size_t nlen = strlen(name);
+	const char *hex = tp + nlen + 1;
+
+	return !strncmp(tp, name, nlen) && tp[nlen] == '.' && *hex &&
+	       strspn(hex, "0123456789abcdefABCDEF") == strlen(hex);
+}
+
+/*
+ * The versions of multi-format event @name in user_events_multi; one that
+ * has the field @field (any one if NULL) is copied to @tp.  Returns the
+ * count.
+ */
+int ue_multi_versions(const char *name, const char *field, char *tp,
+		      size_t len)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	int count = 0;
+	DIR *dir;
+
+	dir = opendir(ue_tpath(path, sizeof(path), "events/%s", UE_SYS_MULTI));
+	while (dir && (de = readdir(dir))) {
+		if (!ue_is_version_of(de->d_name, name))
+			continue;
+		count++;
+		if (tp && (!field || ue_field_offset(UE_SYS_MULTI, de->d_name,
+						     field) >= 0))
+			snprintf(tp, len, "%s", de->d_name);
+	}
+	if (dir)
+		closedir(dir);
+	return count;
+}
+
+static int ue_tracefs_write(const char *file, const char *val, int oflags)
+{
+	char path[PATH_MAX];
+
+	return ue_write_str(ue_tpath(path, sizeof(path), "%s", file), val,
+			    oflags);
+}
+
+static char *ue_tracefs_read(const char *file)
+{
+	char path[PATH_MAX];
+
+	return ue_read_all(ue_tpath(path, sizeof(path), "%s", file));
+}
+
+int ue_tracing_on(void)
+{
+	return ue_tracefs_write("tracing_on", "1", 0);
+}
+
+int ue_trace_clear(void)
+{
+	return ue_tracefs_write("trace", "", O_TRUNC);
+}
+
+char *ue_trace_read(void)
+{
+	return ue_tracefs_read("trace");
+}
+
+/* Trace lines of event @name; the last one is copied to @last. */
+int ue_trace_count(const char *name, char *last, size_t len)
+{
+	char *text = ue_trace_read(), *line, *save, key[UE_NAME_MAX + 3];
+	int count = 0;
+
+	if (!text)
+		return -1;
+	snprintf(key, sizeof(key), " %s:", name);
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] == '#' || !strstr(line, key))
+			continue;
+		if (last)
+			snprintf(last, len, "%s", line);
+		count++;
+	}
+	free(text);
+	return count;
+}
+
+char *ue_status_read(void)
+{
+	return ue_tracefs_read("user_events_status");
+}
+
+/* The "Active: N" and "Busy: M" counters of user_events_status. */
+bool ue_status_counts(int *active, int *busy)
+{
+	char *text = ue_status_read(), *p;
+	bool ok;
+
+	if (!text)
+		return false;
+	p = strstr(text, "\nActive: ");
+	ok = p && sscanf(p, "\nActive: %d\nBusy: %d", active, busy) == 2;
+	free(text);
+	return ok;
+}
+
+/* The line of @file whose first word is @prefix@name. */
+static bool ue_line_of(const char *file, const char *prefix,
+		       const char *name, char *out, size_t len)
+{
+	char *text = ue_tracefs_read(file), *line, *save, *word;
+	size_t plen = strlen(prefix);
+	bool found = false;
+
+	for (line = text ? strtok_r(text, "\n", &save) : NULL;
+	     line && !found; line = strtok_r(NULL, "\n", &save)) {
+		word = line + plen;
+		if (strncmp(line, prefix, plen) ||
+		    strncmp(word, name, strlen(name)))
+			continue;
+		word += strlen(name);
+		found = !*word || *word == ' ';
+		if (found)
+			snprintf(out, len, "%s", line);
+	}
+	free(text);
+	return found;
+}
+
+bool ue_status_line(const char *name, char *out, size_t len)
+{
+	return ue_line_of("user_events_status", "", name, out, len);
+}
+
+/*
+ * Count what is left of the events whose names start with @prefix: the
+ * tracefs directories, user_events_status and dynamic_events lines.  The
+ * first few go to @out; with @del, the names in the status are deleted.
+ */
+int ue_leftovers(const char *prefix, bool del, char *out, size_t len)
+{
+	static const char * const files[] = { "user_events_status",
+					      "dynamic_events" };
+	static const char * const sys[] = { UE_SYS, UE_SYS_MULTI };
+	char path[PATH_MAX], *text, *line, *save;
+	size_t plen = strlen(prefix), pos = 0;
+	struct dirent *de;
+	int n = 0, i;
+	DIR *d;
+
+	out[0] = '\0';
+	for (i = 0; i < 2; i++) {
+		d = opendir(ue_tpath(path, sizeof(path), "events/%s", sys[i]));
+		while (d && (de = readdir(d)))
+			if (!strncmp(de->d_name, prefix, plen) && ++n &&
+			    pos < len)
+				pos += snprintf(out + pos, len - pos, " %s/%s",
+						sys[i], de->d_name);
+		if (d)
+			closedir(d);
+	}
+	for (i = 0; i < 2; i++) {
+		text = ue_tracefs_read(files[i]);
+		for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			line += i ? strcspn(line, ":") + 1 : 0;
+			if (strncmp(line, prefix, plen))
+				continue;
+			line[strcspn(line, " ")] = '\0';
+			if (++n && pos < len)
+				pos += snprintf(out + pos, len - pos, " %s:%s",
+						files[i], line);
+			/* a multi-format NAME.ID is deleted by NAME */
+			line[strcspn(line, ".")] = '\0';
+			if (del && !i)
+				ue_del_name(line);
+		}
+		free(text);
+	}
+	return n;
+}
+
+/* A perf event on tracepoint @id: this process, or all of CPU @cpu >= 0 */
+int ue_perf_open_cpu(int id, int cpu, bool exclude_kernel)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_TRACEPOINT,
+		.config = id,
+		.sample_type = PERF_SAMPLE_RAW,
+		.sample_period = 1,
+		.wakeup_events = 1,
+		.exclude_kernel = exclude_kernel,
+	};
+
+	return syscall(__NR_perf_event_open, &attr, cpu < 0 ? 0 : -1, cpu, -1,
+		       PERF_FLAG_FD_CLOEXEC);
+}
+
+int ue_perf_open(int id, bool exclude_kernel)
+{
+	return ue_perf_open_cpu(id, -1, exclude_kernel);
+}
+
+/* ---------------------------------------------------------------------
+ * dynamic_events
+ */
+
+/* One command; O_APPEND, as O_TRUNC would delete every event. */
+int ue_dyn_cmd(const char *cmd)
+{
+	return ue_tracefs_write("dynamic_events", cmd, O_APPEND);
+}
+
+/* Create the persistent event "u:NAME FIELDS". */
+int ue_dyn_add(const char *name, const char *fields)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "u:%s %s", name, fields);
+	return ue_dyn_cmd(cmd);
+}
+
+/* Delete a persistent event, retrying EBUSY while tools let go. */
+int ue_dyn_del(const char *name)
+{
+	struct timespec start;
+	char cmd[300];
+	int ret;
+
+	snprintf(cmd, sizeof(cmd), "-:%s", name);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while ((ret = ue_dyn_cmd(cmd)) == -EBUSY &&
+	       ue_elapsed(&start) < UE_WAIT_SECS)
+		sched_yield();
+	return ret;
+}
+
+bool ue_dyn_line(const char *name, char *out, size_t len)
+{
+	return ue_line_of("dynamic_events", "u:", name, out, len);
+}
+
+/* dynamic_events lines that read exactly @want */
+int ue_dyn_count(const char *want)
+{
+	char *text = ue_tracefs_read("dynamic_events"), *line, *save;
+	int n = 0;
+
+	if (!text)
+		return -1;
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		n += !strcmp(line, want);
+	free(text);
+	return n;
+}
+
+/* ---------------------------------------------------------------------
+ * Tracking, so that a teardown always leaves a clean system
+ */
+
+int ue_track_init(struct ue_track *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->fd = ue_open_data();
+	return t->fd < 0 ? -errno : 0;
+}
+
+/* Grow an array by one element of @size; abort when out of memory. */
+static void *ue_grow(void *arr, int n, size_t size)
+{
+	arr = realloc(arr, (n + 1) * size);
+	if (!arr) {
+		perror("ue_track");
+		abort();
+	}
+	return arr;
+}
+
+static void ue_track_name(char ***list, int *n, const char *name)
+{
+	*list = ue_grow(*list, *n, sizeof(**list));
+	(*list)[(*n)++] = strdup(name);
+}
+
+int ue_track_reg_fd(struct ue_track *t, int fd, const char *cmd, void *addr,
+		    int size, int bit, __u16 flags, __u32 *index)
+{
+	int ret = ue_reg(fd, cmd, addr, size, bit, flags, index);
+
+	if (!ret) {
+		t->regs = ue_grow(t->regs, t->nregs, sizeof(*t->regs));
+		t->regs[t->nregs++] = (struct ue_track_reg){ fd, addr, bit };
+	}
+	return ret;
+}
+
+int ue_track_reg(struct ue_track *t, const char *cmd, void *addr, int size,
+		 int bit, __u32 *index)
+{
+	return ue_track_reg_fd(t, t->fd, cmd, addr, size, bit, 0, index);
+}
+
+/* Enable through tracefs, disabled again at cleanup. */
+int ue_track_enable(struct ue_track *t, const char *sys, const char *name)
+{
+	char path[PATH_MAX];
+	int ret = ue_set_enable(sys, name, true);
+
+	snprintf(path, sizeof(path), "%s/%s", sys, name);
+	if (!ret)
+		ue_track_name(&t->enabled, &t->nenabled, path);
+	return ret;
+}
+
+/* An event to delete at cleanup (persistent ones). */
+void ue_track_del(struct ue_track *t, const char *name)
+{
+	ue_track_name(&t->dels, &t->ndels, name);
+}
+
+/* Register @cmd at (@addr, @bit), enable it, wait for the bit. */
+int ue_reg_enabled(struct ue_track *t, void *addr, const char *cmd,
+		   const char *name, int bit, __u32 *index)
+{
+	int ret = ue_track_reg(t, cmd, addr, 4, bit, index);
+
+	if (!ret)
+		ret = ue_track_enable(t, UE_SYS, name);
+	if (!ret && !ue_wait_bit(addr, 4, bit, true))
+		ret = -ETIMEDOUT;
+	return ret;
+}
+
+/*
+ * Disable, unregister, close, delete.  A delete may see EBUSY while the
+ * kernel drops its last references: retried for a bounded time.
+ */
+void ue_track_cleanup(struct ue_track *t)
+{
+	char path[PATH_MAX];
+	struct timespec start;
+	int i;
+
+	for (i = 0; i < t->nenabled; i++) {
+		ue_tpath(path, sizeof(path), "events/%s/enable", t->enabled[i]);
+		ue_write_str(path, "0", 0);
+		free(t->enabled[i]);
+	}
+	for (i = 0; i < t->nregs; i++)
+		ue_unreg(t->regs[i].fd, t->regs[i].addr, t->regs[i].bit);
+	if (t->fd >= 0)
+		close(t->fd);
+	for (i = 0; i < t->ndels; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &start);
+		while (ue_del_name(t->dels[i]) == -EBUSY &&
+		       ue_elapsed(&start) < UE_WAIT_SECS)
+			sched_yield();
+		free(t->dels[i]);
+	}
+	free(t->enabled);
+	free(t->regs);
+	free(t->dels);
+	memset(t, 0, sizeof(*t));
+	t->fd = -1;
+}
+
+/* ---------------------------------------------------------------------
+ * The usual fixture (UE_FIXTURE)
+ */
+
+const char *ue_skip_reason(int flags)
+{
+	if (!ue_available())
+		return "user_events not available (CONFIG_USER_EVENTS?)";
+	if ((flags & UE_ROOT) && geteuid())
+		return "needs root (tracefs, dynamic_events, CAP_PERFMON)";
+	return NULL;
+}
+
+int ue_fixture_init(struct ue_track *t, char **page, int *perf_fd,
+		    int flags)
+{
+	int ret;
+
+	*perf_fd = -1;
+	*page = ue_map_page(PROT_READ | PROT_WRITE);
+	ret = ue_track_init(t);
+	if (!ret && !*page)
+		ret = -ENOMEM;
+	if (!ret && (flags & UE_TRACE))
+		ret = ue_tracing_on() ?: ue_trace_clear();
+	return ret;
+}
+
+void ue_fixture_fini(struct ue_track *t, char *page, int perf_fd, int flags)
+{
+	if (perf_fd >= 0)
+		close(perf_fd);
+	ue_track_cleanup(t);
+	if (flags & UE_TRACE)
+		ue_trace_clear();
+	if (page)
+		munmap(page, getpagesize());
+}
+
+/* ---------------------------------------------------------------------
+ * Capabilities
+ */
+
+/*
+ * Run @fn(@arg) in a child (same uid) without the capabilities @caps in
+ * its effective and permitted sets.  Returns what @fn returned (0 or
+ * -errno), -ECHILD when the child could not run it.
+ */
+int ue_run_without_caps(const int *caps, int ncaps, int (*fn)(void *),
+			void *arg)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	int i, ret, status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		if (syscall(SYS_capget, &hdr, data))
+			_exit(255);
+		for (i = 0; i < ncaps; i++) {
+			data[CAP_TO_INDEX(caps[i])].effective &=
+				~CAP_TO_MASK(caps[i]);
+			data[CAP_TO_INDEX(caps[i])].permitted &=
+				~CAP_TO_MASK(caps[i]);
+		}
+		if (syscall(SYS_capset, &hdr, data))
+			_exit(255);
+		ret = fn(arg);
+		_exit(ret <= 0 && ret > -255 ? -ret : 255);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -errno;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) == 255)
+		return -ECHILD;
+	return -WEXITSTATUS(status);
+}
+
+/* ue_run_without_caps() callbacks */
+int ue_cb_del(void *name)
+{
+	return ue_del_name(name);
+}
+
+int ue_cb_dyn(void *cmd)
+{
+	return ue_dyn_cmd(cmd);
+}
+
+long long ue_env(const char *name, long long def, long long min,
+		 long long max)
+{
+	const char *val = getenv(name);
+	long long n = val ? strtoll(val, NULL, 0) : def;
+
+	return n < min ? min : n > max ? max : n;
+}
+
+/* ---------------------------------------------------------------------
+ * splitmix64
+ */
+
+__u64 ue_rand(__u64 *state)
+{
+	__u64 x = *state += 0x9e3779b97f4a7c15ull;
+
+	x = (x ^ x >> 30) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ x >> 27) * 0x94d049bb133111ebull;
+	return x ^ x >> 31;
+}
+
+__u32 ue_rand_n(__u64 *state, __u32 n)
+{
+	return n ? ue_rand(state) % n : 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Consumer tests: tools and the writer mode
+ */
+
+void ue_writer_text(char *buf, size_t len, int i)
+{
+	snprintf(buf, len, "seq=%d neg=%d val=%d tag=t%d dl=dl-%d rl=rl-%d",
+		 i, -i, i * 1000 + 7, i, i, i);
+}
+
+/* Exit status: 0 ok, 2 register failed, 3 never enabled, 4 write failed */
+int ue_writer_main(int argc, char **argv)
+{
+	char cmd[600], tag[16], dl[32], rl[32];
+	struct ue_session *s;
+	struct ue_event *e;
+	int i, n, ret = 0;
+
+	if (argc < 4)
+		return 1;
+	n = atoi(argv[3]);
+	snprintf(cmd, sizeof(cmd), "%s %s", argv[2], UE_WRITER_FIELDS);
+	if (ue_session_open(NULL, &s))
+		return 2;
+	if (ue_register(s, cmd, 0, &e))
+		ret = 2;
+	else if (!ue_wait_lib(e, true))
+		ret = 3;
+	for (i = 0; !ret && i < n; i++) {
+		snprintf(tag, sizeof(tag), "t%d", i);
+		snprintf(dl, sizeof(dl), "dl-%d", i);
+		snprintf(rl, sizeof(rl), "rl-%d", i);
+		if (ue_write(e, (unsigned int)i, -i, (uint64_t)i * 1000 + 7,
+			     tag, dl, rl))
+			ret = 4;
+	}
+	ue_session_close(s);
+	return ret;
+}
+
+int ue_main(int argc, char **argv, int (*harness)(int, char **))
+{
+	if (argc > 1 && !strcmp(argv[1], UE_WRITER_ARG))
+		return ue_writer_main(argc, argv);
+	return harness(argc, argv);
+}
+
+/* This test binary, for the writer mode */
+const char *ue_self(void)
+{
+	static char self[PATH_MAX];
+	ssize_t n;
+
+	if (!self[0]) {
+		n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		if (n > 0)
+			self[n] = '\0';
+	}
+	return self;
+}
+
+bool ue_have_tool(const char *prog)
+{
+	char path[PATH_MAX], *dirs, *dir, *save;
+	const char *env = getenv("PATH");
+	bool found = false;
+
+	dirs = strdup(env ? env : "/usr/bin:/bin");
+	for (dir = strtok_r(dirs, ":", &save); dir && !found;
+	     dir = strtok_r(NULL, ":", &save)) {
+		snprintf(path, sizeof(path), "%s/%s", dir, prog);
+		found = !access(path, X_OK);
+	}
+	free(dirs);
+	return found;
+}
+
+#define UE_ARGS_MAX	32
+#define UE_TOOL_SECS	300
+
+/*
+ * Run "@prog args..." (NULL-terminated, as execlp()) in /tmp, stdout and
+ * stderr to @out (NULL: /dev/null).  Returns its exit status, 128 + the
+ * signal, or -1 (also after UE_TOOL_SECS, a failure bound).
+ */
+int ue_run_tool(const char *out, const char *prog, ...)
+{
+	const char *argv[UE_ARGS_MAX + 1] = { prog };
+	struct timespec start;
+	int status, fd, n = 1;
+	pid_t pid, got;
+	va_list ap;
+
+	va_start(ap, prog);
+	while (n < UE_ARGS_MAX && (argv[n] = va_arg(ap, const char *)))
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		fd = open(out ?: "/dev/null", O_WRONLY | O_CREAT | O_TRUNC,
+			  0644);
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0 || chdir("/tmp"))
+			_exit(126);
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while ((got = waitpid(pid, &status, WNOHANG)) == 0) {
+		if (ue_elapsed(&start) > UE_TOOL_SECS) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			return -1;
+		}
+		usleep(10000);	/* a bounded poll, not a synchronisation */
+	}
+	if (got != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Occurrences of @needle in @text, or in the file @path */
+int ue_count_str(const char *text, const char *needle)
+{
+	const char *p;
+	int n = 0;
+
+	for (p = strstr(text, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+int ue_count_in(const char *path, const char *needle)
+{
+	char *text = ue_read_all(path);
+	int n = text ? ue_count_str(text, needle) : -1;
+
+	free(text);
+	return n;
+}
+
+/* The line of @path holding @needle, into the test log */
+void ue_show_line(const char *tool, const char *path, const char *needle)
+{
+	char *text = ue_read_all(path);
+	char line[512];
+
+	if (ue_find_line(text, needle, line, sizeof(line)))
+		fprintf(stderr, "# %s: %s\n", tool, line);
+	free(text);
+}
+
+/* The first lines of a tool's output, into the test log */
+void ue_dump(const char *path, int max_lines)
+{
+	char *text = ue_read_all(path), *line, *save;
+	int n = 0;
+
+	for (line = text ? strtok_r(text, "\n", &save) : NULL;
+	     line && n < max_lines; line = strtok_r(NULL, "\n", &save), n++)
+		fprintf(stderr, "#   | %s\n", line);
+	free(text);
+}

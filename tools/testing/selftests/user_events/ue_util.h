@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers of the user_events selftests, implemented once in ue_util.c and
+ * linked into every test program (with libuser_events, whose tracefs
+ * lookup and typed writes they reuse).
+ *
+ * They talk to the kernel only through the documented ABI: tracefs
+ * (user_events_data, user_events_status, dynamic_events, the per-event
+ * directories) and perf_event_open().  Functions return 0 or a negative
+ * errno, so that a test compares against the expected error directly.
+ */
+#ifndef _UE_UTIL_H
+#define _UE_UTIL_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <linux/capability.h>
+#include <linux/perf_event.h>
+#include <linux/user_events.h>
+
+#include "../kselftest.h"
+#include "../../../lib/user_events/user_events.h"
+
+#define UE_SYS		"user_events"
+#define UE_SYS_MULTI	"user_events_multi"
+/* Bound of every wait for the kernel or a tool: a failure bound only. */
+#define UE_WAIT_SECS	10
+#define UE_NAME_MAX	256
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+/* tracefs and files */
+const char *ue_tracefs(void);
+__printf(3, 4) char *ue_tpath(char *buf, size_t len, const char *fmt, ...);
+int ue_write_str(const char *path, const char *val, int oflags);
+char *ue_read_all(const char *path);
+bool ue_find_line(const char *text, const char *needle, char *out,
+		  size_t len);
+double ue_elapsed(const struct timespec *start);
+void *ue_map_page(int prot);
+
+/* user_events_data */
+bool ue_available(void);
+int ue_open_data(void);
+void ue_fill_reg(struct user_reg *reg, const char *cmd, void *addr, int size,
+		 int bit, __u16 flags);
+int ue_reg_raw(int fd, void *arg);
+int ue_reg(int fd, const char *cmd, void *addr, int size, int bit,
+	   __u16 flags, __u32 *index);
+int ue_reg_in_thread(int fd, const char *cmd, void *addr, int bit);
+int ue_unreg(int fd, void *addr, int bit);
+int ue_del(int fd, const char *name);
+int ue_del_name(const char *name);
+ssize_t ue_emit(int fd, __u32 idx, const void *payload, size_t len);
+bool ue_bit_set(const void *addr, int size, int bit);
+bool ue_wait_bit(const void *addr, int size, int bit, bool want);
+bool ue_wait_lib(const struct ue_event *e, bool want);
+
+/* per-event tracefs files, the trace, user_events_status */
+int ue_set_enable(const char *sys, const char *name, bool on);
+bool ue_event_exists(const char *sys, const char *name);
+int ue_event_id(const char *sys, const char *name);
+char *ue_format_read(const char *sys, const char *name);
+int ue_field_offset(const char *sys, const char *name, const char *field);
+int ue_entry_size(const char *sys, const char *name);
+bool ue_is_version_of(const char *tp, const char *name);
+int ue_multi_versions(const char *name, const char *field, char *tp,
+		      size_t len);
+int ue_tracing_on(void);
+int ue_trace_clear(void);
+char *ue_trace_read(void);
+int ue_trace_count(const char *name, char *last, size_t len);
+char *ue_status_read(void);
+bool ue_status_counts(int *active, int *busy);
+bool ue_status_line(const char *name, char *out, size_t len);
+int ue_leftovers(const char *prefix, bool del, char *out, size_t len);
+int ue_perf_open(int id, bool exclude_kernel);
+int ue_perf_open_cpu(int id, int cpu, bool exclude_kernel);
+
+/* dynamic_events */
+int ue_dyn_cmd(const char *cmd);
+int ue_dyn_add(const char *name, const char *fields);
+int ue_dyn_del(const char *name);
+bool ue_dyn_line(const char *name, char *out, size_t len);
+int ue_dyn_count(const char *want);
+
+/*
+ * What one test registered, enabled and must delete, undone by
+ * ue_track_cleanup() in the fixture's teardown.  The lists grow.
+ */
+struct ue_track_reg {
+	int fd;
+	void *addr;
+	int bit;
+};
+
+struct ue_track {
+	int fd;
+	int nregs, nenabled, ndels;
+	struct ue_track_reg *regs;
+	char **enabled;
+	char **dels;
+};
+
+int ue_track_init(struct ue_track *t);
+int ue_track_reg_fd(struct ue_track *t, int fd, const char *cmd, void *addr,
+		    int size, int bit, __u16 flags, __u32 *index);
+int ue_track_reg(struct ue_track *t, const char *cmd, void *addr, int size,
+		 int bit, __u32 *index);
+int ue_track_enable(struct ue_track *t, const char *sys, const char *name);
+void ue_track_del(struct ue_track *t, const char *name);
+int ue_reg_enabled(struct ue_track *t, void *addr, const char *cmd,
+		   const char *name, int bit, __u32 *index);
+void ue_track_cleanup(struct ue_track *t);
+
+/*
+ * The usual fixture: a tracked user_events_data fd (self->t), a zeroed
+ * page for enable words (self->page) and a perf fd closed at the end
+ * (self->perf_fd, -1).  Flags: UE_ROOT skips the tests unless root,
+ * UE_TRACE turns tracing on and clears the trace before and after.
+ */
+#define UE_ROOT		1
+#define UE_TRACE	2
+
+const char *ue_skip_reason(int flags);
+int ue_fixture_init(struct ue_track *t, char **page, int *perf_fd,
+		    int flags);
+void ue_fixture_fini(struct ue_track *t, char *page, int perf_fd, int flags);
+
+#define UE_FIXTURE(name, fixture_flags)				\
+	static const int _ue_flags_##name = (fixture_flags);		\
+	FIXTURE(name) {							\
+		struct ue_track t;					\
+		char *page;						\
+		int perf_fd;						\
+	};								\
+	FIXTURE_SETUP(name)						\
+	{								\
+		const char *skip = ue_skip_reason(_ue_flags_##name);	\
+									\
+		if (skip)						\
+			SKIP(, "%s", skip);				\
+		else							\
+			ASSERT_EQ(0, ue_fixture_init(&self->t,		\
+				&self->page, &self->perf_fd,		\
+				_ue_flags_##name));			\
+	}								\
+	FIXTURE_TEARDOWN(name)						\
+	{								\
+		ue_fixture_fini(&self->t, self->page, self->perf_fd,	\
+				_ue_flags_##name);			\
+	}
+
+/* capabilities: run fn(arg) in a child without the capabilities caps */
+int ue_run_without_caps(const int *caps, int ncaps, int (*fn)(void *),
+			void *arg);
+int ue_cb_del(void *name);
+int ue_cb_dyn(void *cmd);
+
+/* the number in environment variable @name (@def), within [min, max] */
+long long ue_env(const char *name, long long def, long long min,
+		 long long max);
+
+/* one seeded stream of pseudo-random numbers (splitmix64) */
+__u64 ue_rand(__u64 *state);
+__u32 ue_rand_n(__u64 *state, __u32 n);
+
+/*
+ * Consumer tests: external tools, and a writer mode of the test binary
+ * ("SELF --ue-writer NAME COUNT") that registers NAME UE_WRITER_FIELDS,
+ * waits until a tracer enables it and writes COUNT events; event i is
+ * seq=i neg=-i val=i*1000+7 tag=t<i> dl=dl-<i> rl=rl-<i>.
+ */
+#define UE_WRITER_ARG	"--ue-writer"
+#define UE_WRITER_FIELDS "u32 seq; s32 neg; u64 val; char[8] tag; " \
+			 "__data_loc char[] dl; __rel_loc char[] rl"
+
+void ue_writer_text(char *buf, size_t len, int i);
+int ue_writer_main(int argc, char **argv);
+const char *ue_self(void);
+bool ue_have_tool(const char *prog);
+int ue_run_tool(const char *out, const char *prog, ...);
+int ue_count_str(const char *text, const char *needle);
+int ue_count_in(const char *path, const char *needle);
+void ue_show_line(const char *tool, const char *path, const char *needle);
+void ue_dump(const char *path, int max_lines);
+
+/* main() of a test with the writer mode: ue_main(argc, argv, harness) */
+int ue_main(int argc, char **argv, int (*harness)(int, char **));
+
+#endif /* _UE_UTIL_H */
