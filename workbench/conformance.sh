@@ -161,6 +161,7 @@ do_run() {
 	local diffrc=0
 	python3 "$CDIR/compare.py" diff --up "$OUT/main-upstream/obs.log" \
 		--ours "$OUT/main-ours/obs.log" --documented "$CDIR/documented" \
+		--lister "$UECONF --seed $SEED" \
 		--state "$OUT/state" > "$OUT/diff-summary.txt" || diffrc=$?
 	for r in $(seq 1 "$rounds"); do
 		python3 "$CDIR/compare.py" shrink-plan --state "$OUT/state" \
@@ -214,7 +215,8 @@ do_install() {
 	# our observations next to the results, for a look at what differs
 	cp /tmp/conformance.log /run/wb/conformance.log 2>/dev/null
 	exec python3 "$CDIR/compare.py" tap --up "$rec" \\
-		--ours /tmp/conformance.log --documented "$CDIR/documented"
+		--ours /tmp/conformance.log --documented "$CDIR/documented" \\
+		--lister "$dir/conformance/ueconf --seed $CHECK_SEED"
 	EOF
 	chmod +x "$dir/conformance_test"
 	grep -qx conformance_test "$dir/.list" 2>/dev/null ||

@@ -8,7 +8,7 @@ its first differing observation matches an entry of the documented
 differences file.  Differing sequences are grouped by kind: the kind of the
 operation and the shape of the two observations at the first difference.
 
-  compare.py diff --up U --ours O [--documented F] --state DIR
+  compare.py diff --up U --ours O [--documented F] [--lister CMD] --state DIR
         compare, group, write DIR/state.json and DIR/diff.txt; prints the
         kinds and "N passed, M failed"
   compare.py shrink-plan --state DIR --out BATCH
@@ -17,8 +17,13 @@ operation and the shape of the two observations at the first difference.
   compare.py shrink-eval --state DIR --up U --ours O
         record which candidates still show their kind's difference
   compare.py report --state DIR --md REPORT.md [--findings F.md]
-  compare.py tap --up U --ours O [--documented F] [--limit N]
+  compare.py tap --up U --ours O [--documented F] [--lister CMD] [--limit N]
         TAP for make check: one test per sequence
+
+--lister "ueconf --seed S" lets the documented entries see the operation
+at the first difference (its command) and facts about the sequence, as a
+third form "KIND | op: OP | facts: F ..." (see facts()); without it that
+form has no op and no facts, so the entries that need them do not match.
 """
 
 import argparse
@@ -26,7 +31,9 @@ import json
 import lzma
 import os
 import re
+import subprocess
 import sys
+from collections import Counter
 
 LINE_RE = re.compile(r'^([^.\s]+)\.([^:\s]+):(\S+) ?(.*)$')
 
@@ -116,7 +123,7 @@ def attrs(rest):
 
 def field_shape(decl):
     """"TYPE NAME[SIZE]" with the name left out."""
-    m = re.match(r'^(.*) (\S*?)(\[[^]]*\])?$', decl)
+    m = re.match(r'^(.*) (\S*?)(\[[^][]*\])?$', decl)
     if not m:
         return norm(decl)
     return '%s x%s' % (norm(m.group(1)), norm(m.group(3) or ''))
@@ -143,7 +150,260 @@ def first_diff(a, b):
     return n if len(a) != len(b) else None
 
 
-def classify(up, ours, docs):
+# --- what the documented entries may know of a sequence ------------------
+
+class Lister:
+    """The ops of sequences ("ueconf --seed S --list --batch"), in one call
+    for all the sequences asked for at once."""
+
+    def __init__(self, cmd):
+        self.cmd = cmd
+        self.ops = {}
+
+    def prefetch(self, sids):
+        want = [sid for sid in sids if sid not in self.ops and sid.isdigit()]
+        if not self.cmd or not want:
+            return
+        path = '/tmp/compare-list.%d' % os.getpid()
+        with open(path, 'w') as f:
+            f.writelines('%s %s\n' % (sid, sid) for sid in want)
+        try:
+            out = subprocess.run(self.cmd.split() + ['--list', '--batch', path],
+                                 capture_output=True, text=True,
+                                 errors='replace').stdout
+        finally:
+            os.unlink(path)
+        for sid in want:
+            self.ops[sid] = {}
+        for line in out.splitlines():
+            parts = line.split(' ', 3)
+            if len(parts) == 4 and parts[0] in self.ops:
+                self.ops[parts[0]][parts[1]] = parse_op(parts[2], parts[3])
+
+    def get(self, sid):
+        if sid not in self.ops:
+            self.prefetch([sid])
+        return self.ops.get(sid, {})
+
+
+def unescape(t):
+    return re.sub(r'\\(x[0-9a-f]{2}|.)', lambda m: chr(int(m.group(1)[1:], 16))
+                  if len(m.group(1)) == 3 else m.group(1), t)
+
+
+def parse_op(kind, rest):
+    """(kind, {attr: value}, text) of one listed op."""
+    head, _, text = rest.partition(' text="')
+    attrs = dict(w.split('=', 1) for w in head.split() if '=' in w)
+    return (kind, attrs, unescape(text[:-1] if text.endswith('"') else text))
+
+
+def cmd_parts(cmd):
+    """Upstream's reading of a command: (name, [field names])."""
+    head, _, args = cmd.partition(' ')
+    name = head.split(':', 1)[0]
+    names = []
+    for field in args.split(';'):
+        words = field.lstrip(' \t\n').split(' ')
+        if not words[0]:
+            continue
+        n = 1
+        if words[0] in ('unsigned', 'struct'):
+            n = 2
+        elif words[0] in ('__data_loc', '__rel_loc'):
+            n = 3 if len(words) > 1 and words[1] == 'unsigned' else 2
+        if len(words) > n:
+            names.append(words[n].strip())
+    return name, names
+
+
+def dyn_line(text):
+    """A dynamic_events command as its first line, without a comment."""
+    return text.split('\n', 1)[0].split('#', 1)[0]
+
+
+def op_facts(op):
+    """Facts about one op's command (see facts())."""
+    kind, attrs, text = op
+    f = set()
+    cmd = None
+    if kind == 'reg':
+        cmd = text
+    elif kind == 'dyn':
+        line = dyn_line(text)
+        if line.startswith('u:'):
+            cmd = line[2:].lstrip(' \t')
+        elif line[:2] in ('-:', '!u') and len(line.split()) == 1:
+            f.add('del-by-name')
+    if cmd is not None:
+        name, fields = cmd_parts(cmd)
+        if not name:
+            f.add('empty-name')
+        if name in ('', '.', '..') or '/' in name:
+            f.add('unshowable-name')
+        if len(set(fields)) < len(fields):
+            f.add('dup-field')
+    if kind == 'reg' and attrs.get('addr', '').split('+')[0] in (
+            'null', 'rdonly', 'secret', 'unmapped'):
+        f.add('addr-unwritable')
+    return f
+
+
+DROPS = {'close': None, 'open': None, 'unreg': 'unreg ret=0',
+         'del': 'del ret=0', 'dyn': 'dyn ok'}
+
+
+def drop_before(ops, up, ours, opnum):
+    """An op before @opnum dropped a reference on both kernels: a close, an
+    open (it closes that fd first), a successful unregister or delete."""
+    done = {}
+    for log in (up, ours):
+        for op, kind, text in log:
+            if op.isdigit() and kind in DROPS:
+                want = DROPS[kind]
+                if want is None or text == want:
+                    done[op] = done.get(op, 0) + 1
+    for op, n in done.items():
+        if n == 2 and int(op) < opnum:
+            kind, _, text = ops.get(op, (None, None, ''))
+            if kind != 'dyn' or dyn_line(text)[:1] in ('-', '!'):
+                return True
+    return False
+
+
+def facts(ctx, up, ours, op):
+    """Facts for the documented entries, about the op at the first
+    difference (OP, or "e" for the end of the sequence):
+      empty-name, unshowable-name, dup-field   its command (reg, dyn u:),
+                                   as upstream reads it
+      del-by-name                  a dyn "-:NAME" or "!u:NAME" without fields
+      addr-unwritable              a reg with an enable address of kind null,
+                                   rdonly, secret or unmapped
+      drop-before                  an earlier op dropped a reference (close,
+                                   open, unreg/del/dyn delete that worked)
+      carry-unnamed                upstream starts the sequence with an event
+                                   of an empty name left by an earlier one
+      upstream-empty-string        upstream traced a field as an empty string
+      dyn-delete-op                the sequence writes a "-:" or "!" command
+                                   to dynamic_events
+    and, from the observations themselves (classify()):
+      trace-header-bytes           two trace lines differ only within the
+                                   first 8 bytes of field values
+      trace-lost-first             at the end, ours traced only the last of
+                                   the records upstream traced
+    """
+    if not ctx:
+        return '', set()
+    up, ours = ctx.get('full', (up, ours))
+    ops = ctx['lister'].get(ctx['sid']) if ctx.get('lister') else {}
+    f = set()
+    cur = ops.get(op)
+    if cur:
+        f |= op_facts(cur)
+    last = int(op) if op.isdigit() else MAX_OPS
+    if drop_before(ops, up, ours, last):
+        f.add('drop-before')
+    if ctx.get('carry'):
+        f.add('carry-unnamed')
+    if any(k == 'dyn' and dyn_line(t)[:1] in ('-', '!')
+           for k, _, t in ops.values()):
+        f.add('dyn-delete-op')
+    if any(k == 'end' and t.startswith('trace ') and
+           re.search(r' \w+=(?= |$)', t) for _, k, t in up):
+        f.add('upstream-empty-string')
+    text = '%s %s' % (cur[0], cur[2]) if cur else ''
+    return text, f
+
+
+MAX_OPS = 16
+UNNAMED = 'dynev u:'
+
+
+def end_has_unnamed(log):
+    return any(op == 'e' and t == UNNAMED for op, _, t in log)
+
+
+def status_extra(up, ours, i):
+    """When the first difference (at @i) is in a block of status lines (a
+    status op, or the end of the sequence) and upstream only lists more
+    events there: (number of those events, unnamed, index after the block);
+    else None.  An event of an empty name has no status line, only
+    "dynev u:"."""
+    u = up[i] if i < len(up) else None
+    o = ours[i] if i < len(ours) else None
+    if not u or not o or u[0] != o[0] or u[1] not in ('status', 'end'):
+        return None
+
+    def block(log):
+        j = i
+        while j > 0 and log[j - 1][0] == u[0]:
+            j -= 1
+        k = i
+        while k < len(log) and log[k][0] == u[0]:
+            k += 1
+        lines = log[j:k]
+        st = Counter(t for _, _, t in lines if t.startswith(('status ', 'dynev ')))
+        rest = [t for _, _, t in lines if not t.startswith(('status ', 'dynev '))]
+        return st, rest, k
+
+    su, ru, ku = block(up)
+    so, ro, ko = block(ours)
+    if ru != ro:
+        return None
+    extra, missing = su - so, so - su
+    act = re.compile(r'^status Active: (\d+)$')
+    if len(missing) != 1 or not act.match(next(iter(missing))):
+        return None
+    names = [t for t in extra.elements() if not act.match(t)]
+    if len(names) + 1 != sum(extra.values()) or \
+            any(t.startswith('status Busy:') or ' # ' in t for t in names):
+        return None
+    events = sum(1 for t in names if t.startswith('status ')) + \
+        sum(1 for t in names if t == UNNAMED)
+    ua = [int(act.match(t).group(1)) for t in extra if act.match(t)]
+    oa = int(act.match(next(iter(missing))).group(1))
+    if len(ua) != 1 or ua[0] - oa != events or not events:
+        return None
+    return events, UNNAMED in names, (ku, ko)
+
+
+def trace_header_bytes(u, o):
+    """Two trace lines of one event that differ only within the first 8
+    bytes of field values: the bytes of each kernel's record header."""
+    if not (u and o and u[2].startswith('trace ') and o[2].startswith('trace ')):
+        return False
+    pu, po = u[2].split(' '), o[2].split(' ')
+    if len(pu) != len(po) or pu[1] != po[1]:
+        return False
+    for a, b in zip(pu[2:], po[2:]):
+        if a == b:
+            continue
+        na, _, va = a.partition('=')
+        nb, _, vb = b.partition('=')
+        if na != nb or len(va) != len(vb):
+            return False
+        if re.match(r'^([0-9a-f]{2},)*[0-9a-f]{2}$', va):
+            va, vb = va.split(','), vb.split(',')
+        if any(x != y for x, y in list(zip(va, vb))[8:]):
+            return False
+    return True
+
+
+def trace_lost_first(up, ours):
+    """At the end of a sequence, ours traced only the last records upstream
+    traced, and everything else is the same."""
+    def split(log):
+        end = [t for op, _, t in log if op == 'e']
+        return ([t for t in end if t.startswith('trace ')],
+                [t for t in end if not t.startswith('trace ')],
+                [x for x in log if x[0] != 'e'])
+    tu, ru, lu = split(up)
+    to, ro, lo = split(ours)
+    return ru == ro and lu == lo and len(to) < len(tu) and \
+        tu[len(tu) - len(to):] == to
+
+
+def classify(up, ours, docs, ctx=None):
     """None when equal; else (kind, documented id or None, index, u, o)."""
     i = first_diff(up, ours)
     if i is None:
@@ -151,6 +411,20 @@ def classify(up, ours, docs):
     u = up[i] if i < len(up) else None
     o = ours[i] if i < len(ours) else None
     opkind = (u or o)[1]
+    more = status_extra(up, ours, i)
+    if more:
+        n, unnamed, (ku, ko) = more
+        kind = '%s: upstream lists %d more event%s%s' % (
+            opkind, n, 's' if n > 1 else '', ' (unnamed)' if unnamed else '')
+        did = match_doc(docs, kind, kind, ctx, up, ours, u[0])
+        # the rest of the sequence must be equal, or documented itself
+        sub = dict(ctx or {}, full=(ctx or {}).get('full', (up, ours)))
+        rest = classify(up[ku:], ours[ko:], docs, sub)
+        if not did or (rest and not rest[1]):
+            if rest and did:
+                return (rest[0], None, ku + rest[2], rest[3], rest[4])
+            return (kind, None, i, u, o)
+        return (kind, did, i, u, o)
     su, so = shape(u and u[2]), shape(o and o[2])
     fu = u and FIELD_RE.match(u[2])
     fo = o and FIELD_RE.match(o[2])
@@ -165,20 +439,54 @@ def classify(up, ours, docs):
             'field ' + field_shape(fo.group(1))
     kind = '%s: upstream `%s`, ours `%s`' % (opkind, su, so)
     full = '%s | upstream: %s | ours: %s' % (opkind, fmt_obs(u), fmt_obs(o))
+    extra = set()
+    if opkind == 'end' and trace_header_bytes(u, o):
+        extra.add('trace-header-bytes')
+    if opkind == 'end' and trace_lost_first(up, ours):
+        extra.add('trace-lost-first')
+    return (kind, match_doc(docs, kind, full, ctx, up, ours, (u or o)[0],
+                            extra), i, u, o)
+
+
+def match_doc(docs, kind, full, ctx, up, ours, op, extra=()):
+    """The id of the first documented entry matching one of the three forms
+    of a difference, or None."""
+    if not docs:
+        return None
+    optext, f = facts(ctx, up, ours, op)
+    withfacts = '%s | op: %s | facts: %s' % (
+        kind, optext.replace('\n', '\\n'), ' '.join(sorted(f | set(extra))))
     for did, rx, _ in docs:
-        if rx.search(kind) or rx.search(full):
-            return (kind, did, i, u, o)
-    return (kind, None, i, u, o)
+        if rx.search(kind) or rx.search(full) or rx.search(withfacts):
+            return did
+    return None
 
 
 def seq_key(s):
     return (0, int(s)) if s.isdigit() else (1, s)
 
 
+def contexts(up, ours, ids, lister_cmd):
+    """{sid: ctx} for the sequences that differ (see facts())."""
+    lister = Lister(lister_cmd) if lister_cmd else None
+    differ = [sid for sid in ids if sid in up and sid in ours and
+              first_diff(up[sid], ours[sid]) is not None]
+    if lister:
+        lister.prefetch(differ)
+    ctx = {}
+    for sid in differ:
+        prev = str(int(sid) - 1) if sid.isdigit() else None
+        carry = prev in up and end_has_unnamed(up[prev]) and \
+            end_has_unnamed(up[sid]) and not end_has_unnamed(ours[sid])
+        ctx[sid] = {'sid': sid, 'lister': lister, 'carry': carry}
+    return ctx
+
+
 def cmd_diff(a):
     up, ours = load(a.up), load(a.ours)
     docs = load_documented(a.documented)
     ids = sorted(set(up) | set(ours), key=seq_key)
+    ctxs = contexts(up, ours, ids, a.lister)
     passed = failed = documented = 0
     kinds = {}
     doc_count = {}
@@ -190,7 +498,7 @@ def cmd_diff(a):
                 k = 'missing: only in %s' % ('ours' if sid in ours else 'upstream')
                 kinds.setdefault(k, {'seqs': []})['seqs'].append(sid)
                 continue
-            c = classify(up[sid], ours[sid], docs)
+            c = classify(up[sid], ours[sid], docs, ctxs.get(sid))
             if c is None:
                 passed += 1
                 continue
@@ -375,10 +683,11 @@ def cmd_tap(a):
     ids = sorted(ours, key=seq_key)
     if a.limit:
         ids = [i for i in ids if seq_key(i)[1] < a.limit]
+    ctxs = contexts(up, ours, ids, a.lister)
     print('TAP version 13')
     print('1..%d' % len(ids))
     for n, sid in enumerate(ids, 1):
-        c = classify(up.get(sid, []), ours[sid], docs)
+        c = classify(up.get(sid, []), ours[sid], docs, ctxs.get(sid))
         if c is None:
             print('ok %d seq %s' % (n, sid))
         elif c[1]:
@@ -398,6 +707,7 @@ def main():
     p.add_argument('--up', required=True)
     p.add_argument('--ours', required=True)
     p.add_argument('--documented')
+    p.add_argument('--lister')
     p.add_argument('--state', required=True)
     p = sub.add_parser('shrink-plan')
     p.add_argument('--state', required=True)
@@ -416,6 +726,7 @@ def main():
     p.add_argument('--up', required=True)
     p.add_argument('--ours', required=True)
     p.add_argument('--documented')
+    p.add_argument('--lister')
     p.add_argument('--limit', type=int, default=0)
     a = ap.parse_args()
     return {'diff': cmd_diff, 'shrink-plan': cmd_shrink_plan,

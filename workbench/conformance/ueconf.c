@@ -8,6 +8,8 @@
  *                                             being "all" or "i,j,k" (the
  *                                             op numbers of SEQ to keep)
  *   ueconf --seed S --seq I --list            print the ops of sequence I
+ *   ueconf --seed S --list --batch FILE       the ops of each "ID SEQ" line,
+ *                                             "ID OP ..." with the text escaped
  *   ueconf --seed S --seq I [--ops i,j,k]     run sequence I (those ops only)
  *
  * Sequence I depends only on (S, I): its operations are drawn completely
@@ -810,21 +812,90 @@ static void gen_mnames(struct seq *s)
 	}
 }
 
-static void print_ops(struct seq *s)
+static void free_seq(struct seq *s)
+{
+	int i;
+
+	for (i = 0; i < s->nops; i++) {
+		if (s->ops[i].fields && s->ops[i].fields != s->gf[s->ops[i].slot]) {
+			int j, shared = 0;
+
+			for (j = 0; j < i; j++)
+				if (s->ops[j].fields == s->ops[i].fields)
+					shared = 1;
+			if (!shared)
+				free(s->ops[i].fields);
+		}
+		free(s->ops[i].text);
+	}
+	for (i = 0; i < NSLOTS; i++) {
+		free(s->names[i]);
+		free(s->fieldtext[i]);
+	}
+	for (i = 0; i < s->nmnames; i++)
+		free(s->mnames[i]);
+	s->nmnames = 0;
+}
+
+/* the text of an op on one line: \\, \" and bytes outside 0x20..0x7e escaped */
+static void print_escaped(const char *t)
+{
+	for (; *t; t++) {
+		unsigned char c = *t;
+
+		if (c == '\\' || c == '"')
+			printf("\\%c", c);
+		else if (c < 0x20 || c > 0x7e)
+			printf("\\x%02x", c);
+		else
+			putchar(c);
+	}
+}
+
+/* prefix: NULL for the readable listing (text as is), else each line's */
+static void print_ops(struct seq *s, const char *prefix)
 {
 	int i;
 
 	for (i = 0; i < s->nops; i++) {
 		struct op *o = &s->ops[i];
 
-		printf("%d %s fd=%d slot=%d ref=%d size=%u flags=%#x esize=%d bit=%d ",
+		printf("%s%s%d %s fd=%d slot=%d ref=%d size=%u flags=%#x esize=%d bit=%d ",
+		       prefix ? prefix : "", prefix ? " " : "",
 		       i, op_names[o->kind], o->fd, o->slot, o->ref, o->size,
 		       o->flags, o->esize, o->bit);
-		printf("addr=%s+%d idx=%s/%d plen=%d dyn=%d vec=%d value=%ld text=\"%s\"\n",
+		printf("addr=%s+%d idx=%s/%d plen=%d dyn=%d vec=%d value=%ld text=\"",
 		       addr_names[o->akind], o->aoff,
 		       o->idxmode ? "raw" : "ref", o->rawidx, o->plen,
-		       o->dynmode, o->vec, o->value, o->text ? o->text : "");
+		       o->dynmode, o->vec, o->value);
+		if (prefix)
+			print_escaped(o->text ? o->text : "");
+		else
+			fputs(o->text ? o->text : "", stdout);
+		fputs("\"\n", stdout);
 	}
+}
+
+/* --list --batch FILE: the ops of each "ID SEQ ..." line, one op a line */
+static int list_batch(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[512], id[64];
+	unsigned long long sq;
+
+	if (!f) {
+		perror(path);
+		return 1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s %llu", id, &sq) != 2)
+			continue;
+		gen_seq(&S, sq);
+		print_ops(&S, id);
+		free_seq(&S);
+	}
+	fclose(f);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1877,6 +1948,18 @@ static void cleanup(void)
 	}
 }
 
+/*
+ * The trace core wipes the trace buffers at the first dynamic_events
+ * deletion after an event that had been enabled went away, and forgets it
+ * then.  Whether the clean-up wrote such a deletion depends on how fast
+ * the kernel removed the events: one that matches nothing makes every
+ * sequence start alike.
+ */
+static void reset_trace_latch(void)
+{
+	write_str(dynfile, "-:user_events/ueconf_no_such_event", O_APPEND);
+}
+
 static void run_seq(const char *id, u64 seqno, const char *opsel)
 {
 	pid_t pid;
@@ -1917,24 +2000,8 @@ static void run_seq(const char *id, u64 seqno, const char *opsel)
 	if (WIFSIGNALED(st))
 		obs("child signal %d", WTERMSIG(st));
 	cleanup();
-	for (i = 0; i < S.nops; i++) {
-		if (S.ops[i].fields && S.ops[i].fields != S.gf[S.ops[i].slot]) {
-			int j, shared = 0;
-
-			for (j = 0; j < i; j++)
-				if (S.ops[j].fields == S.ops[i].fields)
-					shared = 1;
-			if (!shared)
-				free(S.ops[i].fields);
-		}
-		free(S.ops[i].text);
-	}
-	for (i = 0; i < NSLOTS; i++) {
-		free(S.names[i]);
-		free(S.fieldtext[i]);
-	}
-	for (i = 0; i < S.nmnames; i++)
-		free(S.mnames[i]);
+	reset_trace_latch();
+	free_seq(&S);
 }
 
 static void setup(void)
@@ -1956,6 +2023,7 @@ static void setup(void)
 	write_str(TRACEFS "/trace_options", "nocontext-info", 0);
 	write_str(TRACEFS "/buffer_size_kb", "512", 0);
 	write_str(TRACEFS "/trace", "", O_TRUNC);
+	reset_trace_latch();
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 	if (getenv("UECONF_CLEANUP_SECS"))
 		cleanup_secs = atoi(getenv("UECONF_CLEANUP_SECS"));
@@ -1963,7 +2031,7 @@ static void setup(void)
 
 static void usage(void)
 {
-	fputs("ueconf --seed S (--count N [--from K] | --batch FILE |\n"
+	fputs("ueconf --seed S (--count N [--from K] | [--list] --batch FILE |\n"
 	      "                --seq I [--list] [--ops I,J,...])\n", stderr);
 	exit(2);
 }
@@ -2001,10 +2069,12 @@ int main(int argc, char **argv)
 		}
 	}
 	if (list) {
+		if (batch)
+			return list_batch(batch);
 		if (!have_seq)
 			usage();
 		gen_seq(&S, one);
-		print_ops(&S);
+		print_ops(&S, NULL);
 		return 0;
 	}
 	setup();
