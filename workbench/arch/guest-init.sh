@@ -24,7 +24,9 @@ ln -s /proc/self/fd/1 /dev/stdout
 ln -s /proc/self/fd/2 /dev/stderr
 mount -t devpts devpts /dev/pts
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm
-mount -t tmpfs -o mode=1777 tmpfs /tmp
+# /tmp stays the initramfs' own (writable) directory: a repo checked out
+# under /tmp (a CI clone) has its scripts and programs there
+mkdir -p /tmp && chmod 1777 /tmp
 mount -t tmpfs -o mode=755 tmpfs /run
 mount -t tracefs tracefs /sys/kernel/tracing
 mount -t debugfs debugfs /sys/kernel/debug
