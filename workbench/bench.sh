@@ -39,7 +39,7 @@ for k in test upstream; do
 	cp "$BUILD/obj-$k/arch/x86/boot/bzImage" "$OUT/bzImage-$k"
 done
 exec 9>&-
-gcc -O2 -Wall -Wextra -Werror -isystem "$BUILD/obj-test/usr/include" \
+gcc -O2 -Wall -Wextra -Werror -pthread -isystem "$BUILD/obj-test/usr/include" \
 	-o "$OUT/uebench" "$WB_DIR/bench/uebench.c"
 
 args="-r $REPS -s $SCALE"

@@ -40,6 +40,12 @@ ROWS = [
     ("8", "fork_0", None),
     ("8", "fork_100", 1.0),
     ("8", "fork_1000", None),
+    ("9", "forkrace", 1.0),
+    ("10", "mem_event_1000", 1.0),
+    ("10", "mem_event_10000", 1.0),
+    ("10", "mem_enabler_1000", 1.0),
+    ("10", "mem_enabler_10000", 1.0),
+    ("10", "mem_first_reg", 1.0),
 ]
 
 # Steps of the enabled 8-byte ftrace write: (label, key, previous key)

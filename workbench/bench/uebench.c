@@ -24,6 +24,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -814,6 +816,294 @@ static void wl_fork(void)
 	close(fd);
 }
 
+/*
+ * Delete a dynamic_events event, retrying for up to 10 s: upstream drops
+ * the references of exited processes and unregistered enablers late.
+ */
+static void dyn_delete(const char *cmd)
+{
+	int tries, fd;
+	ssize_t ret;
+
+	for (tries = 0; tries < 200; tries++) {
+		fd = open(TRACEFS "/dynamic_events", O_WRONLY | O_APPEND);
+		if (fd < 0)
+			die("dynamic_events");
+		ret = write(fd, cmd, strlen(cmd));
+		close(fd);
+		if (ret == (ssize_t)strlen(cmd))
+			return;
+		grace_period();
+	}
+	die("%s", cmd);
+}
+
+/*
+ * 9. fork + exit while the process churns its registrations and a tracer
+ * toggles the event: one thread registers and unregisters 48 enablers in
+ * a loop, another process enables and disables the event, and the main
+ * thread forks children that exit at once.  Instructions per completed
+ * fork over a window of guest time (lower is better).
+ */
+#define CHURN_NR	48
+
+static volatile int churn_stop;
+
+static void *churn_thread(void *arg)
+{
+	static u32 words[CHURN_NR];
+	int fd = *(int *)arg, i;
+
+	struct user_reg reg = {
+		.size = sizeof(reg),
+		.enable_size = sizeof(u32),
+		.name_args = (uintptr_t)"uebench_fr u32 v",
+	};
+	struct user_unreg unreg = { .size = sizeof(unreg) };
+
+	/*
+	 * Errors do not stop the churn: upstream refuses the address of an
+	 * enabler whose removal is still pending (EADDRINUSE) for a while.
+	 */
+	while (!churn_stop) {
+		for (i = 0; i < CHURN_NR; i++) {
+			reg.enable_addr = (uintptr_t)&words[i];
+			ioctl(fd, DIAG_IOCSREG, &reg);
+		}
+		for (i = 0; i < CHURN_NR; i++) {
+			unreg.disable_addr = (uintptr_t)&words[i];
+			ioctl(fd, DIAG_IOCSUNREG, &unreg);
+		}
+	}
+	return NULL;
+}
+
+static pid_t toggler_spawn(const char *path)
+{
+	pid_t pid;
+	int efd;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid)
+		return pid;
+	efd = open(path, O_WRONLY | O_CLOEXEC);
+	if (efd < 0)
+		die("open %s", path);
+	for (;;)
+		if (write(efd, "1", 1) != 1 || write(efd, "0", 1) != 1)
+			die("toggle");
+}
+
+static void wl_forkrace(void)
+{
+	u64 window = (u64)scaled(1) * 1000000000ull, t0, t1;
+	char path[256];
+	pthread_t thr;
+	pid_t tog;
+	long forks;
+	int fd, r, status;
+
+	label("forkrace", "fork() + _exit(0) + waitpid() while a thread registers and unregisters %d enablers and a tracer toggles the event (per fork)",
+	      CHURN_NR);
+	write_file(TRACEFS "/dynamic_events", "u:uebench_fr u32 v");
+	event_path(path, sizeof(path), "uebench_fr", "enable");
+	tog = toggler_spawn(path);
+	fd = data_open();
+	if (pthread_create(&thr, NULL, churn_thread, &fd))
+		die("pthread_create");
+	for (r = -1; r < reps; r++) {
+		forks = 0;
+		t0 = now_ns();
+		do {
+			op_fork(NULL, 1);
+			forks++;
+			t1 = now_ns();
+		} while (t1 - t0 < window);
+		if (r >= 0)
+			printf("V forkrace %.1f\n", (double)(t1 - t0) / forks);
+	}
+	churn_stop = 1;
+	pthread_join(thr, NULL);
+	close(fd);
+	kill(tog, SIGKILL);
+	waitpid(tog, &status, 0);
+	event_enable("uebench_fr", false);
+	/* upstream deletes by name only an event without fields */
+	dyn_delete("-:uebench_fr u32 v");
+	fflush(stdout);
+}
+
+/*
+ * 10. kernel memory: bytes of live slab objects (/proc/slabinfo) plus
+ * vmalloc space (/proc/meminfo) added per event, per enabler and by the
+ * first registration of a process.  Slab objects freed through RCU are
+ * counted until a grace period passes, so each reading waits for one.
+ */
+static long long kmem_bytes(void)
+{
+	char line[512], name[64];
+	long long total = 0, act, num, size, kb;
+	FILE *f;
+
+	grace_period();
+	f = fopen("/proc/slabinfo", "r");
+	if (!f)
+		die("/proc/slabinfo");
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %lld %lld %lld", name, &act, &num,
+			   &size) == 4)
+			total += act * size;
+	fclose(f);
+	f = fopen("/proc/meminfo", "r");
+	if (!f)
+		die("/proc/meminfo");
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmallocUsed: %lld kB", &kb) == 1)
+			total += kb * 1024;
+	fclose(f);
+	return total;
+}
+
+#define MEM_MAX		10000
+
+/* Wait (bounded) until no user event is left: upstream frees them late. */
+static void mem_settle(void)
+{
+	char line[128];
+	int tries, active;
+	FILE *f;
+
+	for (tries = 0; tries < 200; tries++) {
+		active = -1;
+		f = fopen(TRACEFS "/user_events_status", "r");
+		if (!f)
+			die("user_events_status");
+		while (fgets(line, sizeof(line), f))
+			sscanf(line, "Active: %d", &active);
+		fclose(f);
+		if (!active)
+			return;
+		grace_period();
+	}
+	printf("# user events still active after 10 s:");
+	f = fopen(TRACEFS "/user_events_status", "r");
+	while (f && fgets(line, sizeof(line), f))
+		printf(" %s", strtok(line, "\n") ?: "");
+	printf("\n");
+	if (f)
+		fclose(f);
+}
+
+static void mem_stage(const char *what, bool one_event, int nr)
+{
+	static u32 words[MEM_MAX];
+	long long before, after;
+	char key[32], cmd[64];
+	int fd, r, i;
+
+	snprintf(key, sizeof(key), "mem_%s_%d", what, nr);
+	label(key, "kernel bytes per %s, %d of them", what, nr);
+	for (r = 0; r < reps; r++) {
+		mem_settle();
+		fd = data_open();
+		before = kmem_bytes();
+		for (i = 0; i < nr; i++) {
+			if (one_event)
+				snprintf(cmd, sizeof(cmd), "uebench_m u32 v");
+			else
+				snprintf(cmd, sizeof(cmd), "uebench_m%d u32 v", i);
+			ue_reg(fd, cmd, &words[i], 0);
+		}
+		after = kmem_bytes();
+		if (r >= 0)
+			printf("V %s %.1f\n", key, (double)(after - before) / nr);
+		/* registrations belong to the process, not to the file */
+		for (i = 0; i < nr; i++)
+			ue_unreg(fd, &words[i], 0);
+		close(fd);
+	}
+	fflush(stdout);
+}
+
+/*
+ * Per process: @nr children each register the existing event uebench_mp
+ * once, all after the first reading and before the second; the children
+ * were forked before either.
+ */
+static void mem_first_reg(int nr)
+{
+	int go[2], ready[2], done[2], i, status;
+	long long before, after;
+	static u32 word;
+	char b = 0;
+	pid_t pid;
+
+	if (pipe(go) || pipe(ready) || pipe(done))
+		die("pipe");
+	fflush(stdout);
+	for (i = 0; i < nr; i++) {
+		pid = fork();
+		if (pid < 0)
+			die("fork");
+		if (pid)
+			continue;
+		close(go[1]);
+		close(done[1]);
+		if (read(go[0], &b, 1) < 0)
+			die("go");
+		ue_reg(data_open(), "uebench_mp u32 v", &word, 0);
+		if (write(ready[1], &b, 1) != 1)
+			die("ready");
+		if (read(done[0], &b, 1) < 0)
+			die("done");
+		_exit(0);
+	}
+	close(go[0]);
+	close(done[0]);
+	before = kmem_bytes();
+	close(go[1]);
+	for (i = 0; i < nr; i++)
+		if (read(ready[0], &b, 1) != 1)
+			die("child did not register");
+	after = kmem_bytes();
+	printf("V mem_first_reg %.1f\n", (double)(after - before) / nr);
+	close(done[1]);
+	while (waitpid(-1, &status, 0) > 0)
+		if (status)
+			die("mem child");
+	close(ready[0]);
+	close(ready[1]);
+}
+
+/*
+ * Only at 1,000 and 10,000: slab objects are counted per slab (a CPU's
+ * current slab counts as in use), too coarse for one object.
+ */
+static void wl_mem(void)
+{
+	static const int stages[] = { 1000, MEM_MAX };
+	int s, r;
+
+	/*
+	 * First, while this process has never registered: a child of a
+	 * process with registrations gets its per-process state at fork.
+	 */
+	label("mem_first_reg", "kernel bytes of a process's first registration (existing event; 1,000 processes)");
+	write_file(TRACEFS "/dynamic_events", "u:uebench_mp u32 v");
+	for (r = 0; r < reps; r++)
+		mem_first_reg(1000);
+	dyn_delete("-:uebench_mp u32 v");
+
+	for (s = 0; s < 2; s++)
+		mem_stage("event", false, stages[s]);
+	for (s = 0; s < 2; s++)
+		mem_stage("enabler", true, stages[s]);
+	fflush(stdout);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -825,6 +1115,8 @@ static const struct {
 	{ "reg", wl_reg },
 	{ "toggle", wl_toggle },
 	{ "fork", wl_fork },
+	{ "forkrace", wl_forkrace },
+	{ "mem", wl_mem },
 };
 
 static bool selected(const char *name)
