@@ -18,10 +18,8 @@
 #   make docs                render the .rst with docutils (warnings fail), compile their examples
 #   make lint                docs + sparse and W=1 on our objects + kernel-doc (findings fail)
 #   make series              git format-patch series + cover letter in build/series, with
-#                            proofs: git am, checkpatch --strict, every patch builds
-#   make series-stages       the files the series splits over several patches, as
-#                            of each patch, in build/series-stages/ to edit;
-#                            SAVE=1 turns the edited trees back into stage diffs
+#                            proofs: git am, checkpatch --strict, every patch builds,
+#                            boots and passes the selftests present at it
 #   make clean               remove build outputs (keeps build/pristine)
 #
 # KERNEL=test|debug|upstream selects the kernel (default: test).
@@ -41,7 +39,7 @@ export ARCH PAGES
 
 WB := workbench
 
-.PHONY: all run check vm kernel bench compat docs lint series series-stages clean \
+.PHONY: all run check vm kernel bench compat docs lint series clean \
 	kunit fresh-check conformance conformance-record
 
 all: check
@@ -95,10 +93,6 @@ lint:
 
 series:
 	$(WB)/series.sh
-
-series-stages:
-	python3 $(WB)/series.py $(if $(SAVE),stages-save,stages-export) \
-		build/series-stages --repo $(CURDIR)
 
 clean:
 	rm -rf build/obj-test build/obj-debug build/obj-upstream build/src build/upstream \
