@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #endif
 
+#include <stddef.h>
 #include <sys/wait.h>
 
 #include "../kselftest_harness.h"
@@ -110,7 +111,8 @@ static void di_client(struct __test_metadata *_metadata, struct ue_track *t,
 /* OpenTelemetry's metrics exporter: binary protobuf in __rel_loc u8[]. */
 TEST_F(di, otlp_metrics)
 {
-	struct __attribute__((packed)) {
+	/* naturally aligned: 22 bytes, without the tail padding */
+	struct {
 		__u32 protocol;
 		char version[8];
 		__u32 buffer;
@@ -119,26 +121,28 @@ TEST_F(di, otlp_metrics)
 
 	di_client(_metadata, &self->t, &self->word,
 		  "uet_di_otlp u32 protocol;char[8] version;__rel_loc u8[] buffer",
-		  "uet_di_otlp", &p, sizeof(p));
+		  "uet_di_otlp", &p, offsetof(typeof(p), bytes) + sizeof(p.bytes));
 	ue_track_del(&self->t, "uet_di_otlp");
 }
 
 /* The .NET runtime: two binary __rel_loc u8[] blobs without NULs. */
 TEST_F(di, dotnet_runtime)
 {
-	struct __attribute__((packed)) {
-		__u8 version;
-		__u16 event_id;
-		__u32 extension;
-		__u32 payload;
-		__u8 ext[3];
-		__u8 data[5];
-	} p = { 1, 42, DYN_LOC(4, 3), DYN_LOC(3, 5), { 1, 2, 3 },
-		{ 0xde, 0xad, 0xbe, 0xef, 0x01 } };
+	static const __u8 ext[3] = { 1, 2, 3 };
+	static const __u8 data[5] = { 0xde, 0xad, 0xbe, 0xef, 0x01 };
+	__u32 ext_loc = DYN_LOC(4, 3), data_loc = DYN_LOC(3, 5);
+	__u16 event_id = 42;
+	/* u8, u16, two locations, 3 + 5 bytes: unaligned, byte by byte */
+	__u8 p[19] = { 1 };
 
+	memcpy(p + 1, &event_id, 2);
+	memcpy(p + 3, &ext_loc, 4);
+	memcpy(p + 7, &data_loc, 4);
+	memcpy(p + 11, ext, 3);
+	memcpy(p + 14, data, 5);
 	di_client(_metadata, &self->t, &self->word,
 		  "uet_di_dotnet u8 version; u16 event_id; __rel_loc u8[] extension; __rel_loc u8[] payload",
-		  "uet_di_dotnet", &p, sizeof(p));
+		  "uet_di_dotnet", p, sizeof(p));
 	ue_track_del(&self->t, "uet_di_dotnet");
 }
 
@@ -220,7 +224,7 @@ TEST_F(di, sizes_per_consumer)
 /* "unsigned char" is a char type: its dynamic strings need their NUL. */
 TEST_F(di, unsigned_char_string_needs_nul)
 {
-	struct __attribute__((packed)) {
+	struct {
 		__u32 loc;
 		char s[4];
 	} p = { DYN_LOC(0, 4), "abcd" };
