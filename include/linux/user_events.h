@@ -14,7 +14,7 @@
 #ifdef CONFIG_USER_EVENTS
 void user_event_mm_fork(struct task_struct *t, unsigned long clone_flags);
 void user_event_mm_release(struct mm_struct *mm);
-void user_event_mm_wait(struct task_struct *t);
+void user_event_mm_drop(struct task_struct *t);
 
 /**
  * user_events_mm_init() - a new address space has no registrations
@@ -29,10 +29,10 @@ static inline void user_events_mm_init(struct mm_struct *mm)
  * user_events_mm_release() - an address space is torn down
  * @mm: the address space, whose last user is gone
  *
- * Called from __mmput(), in whatever context dropped the last reference:
- * the registrations are removed by a work item, which the task whose own
- * exit or exec this is waits for (user_events_exit(),
- * user_events_execve()).
+ * Called from __mmput(), in whatever context dropped the last reference.
+ * When that is the exit or exec of the task that used @mm, the task
+ * removes the registrations itself in user_events_exit() or
+ * user_events_execve(), holding no lock; otherwise a work item does.
  */
 static inline void user_events_mm_release(struct mm_struct *mm)
 {
@@ -65,7 +65,7 @@ static inline void user_events_fork(struct task_struct *t,
 static inline void user_events_execve(struct task_struct *t)
 {
 	if (unlikely(t->user_event_mm))
-		user_event_mm_wait(t);
+		user_event_mm_drop(t);
 }
 
 /**
@@ -75,7 +75,7 @@ static inline void user_events_execve(struct task_struct *t)
 static inline void user_events_exit(struct task_struct *t)
 {
 	if (unlikely(t->user_event_mm))
-		user_event_mm_wait(t);
+		user_event_mm_drop(t);
 }
 #else
 static inline void user_events_mm_init(struct mm_struct *mm)

@@ -59,7 +59,7 @@
  * (cmpxchg) by the first registration of any thread and cleared by
  * __mmput(). The task whose exit or exec put the address space removes the
  * enablers itself, holding no lock, before it can be reaped or run the new
- * image (user_event_mm_wait()); any other put queues that removal
+ * image (user_event_mm_drop()); any other put queues that removal
  * (uev_mm_release_work) because its caller may hold any lock. While any
  * task uses the address space, mm->user_event_mm cannot change under it.
  * user_event_mm.refs keeps the structure (and its mmgrab()) alive: one for
@@ -273,8 +273,8 @@ struct uev_fault {
 /*
  * Fault-in work: bounded concurrency, so that processes whose pages are
  * slow to fault in (FUSE, NFS, userfaultfd) occupy at most this many
- * workers, none of them shared with the rest of the kernel. Nothing that
- * a task waits for runs there.
+ * workers, none of them shared with the rest of the kernel. No task waits
+ * for work that runs there.
  */
 #define UEV_WQ_MAX_ACTIVE	4
 static struct workqueue_struct *uev_wq;
@@ -969,11 +969,17 @@ static struct hlist_head *uev_words_chain(struct user_event_mm *uemm,
 	return &uemm->words[hash_long(uev_word(addr), uemm->words_bits)];
 }
 
-/* Back to the first table, empty. */
-static void uev_words_reset(struct user_event_mm *uemm)
+/* Free a table that replaced the first one. */
+static void uev_words_free(struct user_event_mm *uemm)
 {
 	if (uemm->words != uemm->words_min)
 		kvfree(uemm->words);
+}
+
+/* Back to the first table, empty. */
+static void uev_words_reset(struct user_event_mm *uemm)
+{
+	uev_words_free(uemm);
 	uemm->words = uemm->words_min;
 	uemm->words_bits = UEV_MM_WORDS_MIN_BITS;
 	__hash_init(uemm->words_min, ARRAY_SIZE(uemm->words_min));
@@ -999,14 +1005,15 @@ static void uev_words_resize(struct user_event_mm *uemm, unsigned int bits)
 		kvfree(old);
 }
 
-/* Hash @en, which is already on @uemm->enablers. */
+/*
+ * Hash @en, which is already on @uemm->enablers, then grow the table if
+ * chains got long: a table that cannot be had leaves @en in the old one.
+ */
 static void uev_word_add(struct user_event_mm *uemm, struct uev_enabler *en)
 {
-	lockdep_assert_held(&uemm->lock);
+	hlist_add_head(&en->word_node, uev_words_chain(uemm, en->addr));
 	if (uemm->nr_enablers > 2U << uemm->words_bits)
 		uev_words_resize(uemm, uemm->words_bits + 2);
-	else
-		hlist_add_head(&en->word_node, uev_words_chain(uemm, en->addr));
 }
 
 static void uev_mm_release_work(struct work_struct *work);
@@ -1023,7 +1030,6 @@ static struct user_event_mm *uev_mm_alloc(struct mm_struct *mm)
 	INIT_WORK(&uemm->release, uev_mm_release_work);
 	mutex_init(&uemm->lock);
 	INIT_LIST_HEAD(&uemm->enablers);
-	uemm->words = uemm->words_min;
 	uev_words_reset(uemm);
 	return uemm;
 }
@@ -1033,8 +1039,7 @@ static void uev_mm_put(struct user_event_mm *uemm)
 	if (!refcount_dec_and_test(&uemm->refs))
 		return;
 	mmdrop(uemm->mm);
-	if (uemm->words != uemm->words_min)
-		kvfree(uemm->words);
+	uev_words_free(uemm);
 	kfree(uemm);
 }
 
@@ -1141,7 +1146,7 @@ static void uev_mm_release_work(struct work_struct *work)
  * The caller may hold any lock (a tracer's event_mutex, when a uprobe
  * drops the last reference), so the registrations are removed later. When
  * this is the exit or exec of the task that used @mm, that task removes
- * them itself in user_event_mm_wait(), where it holds no lock: a program
+ * them itself in user_event_mm_drop(), where it holds no lock: a program
  * that saw the task exit never finds its registrations still in place,
  * and no worker has to be woken and waited for. Any other put queues a
  * work item.
@@ -1169,10 +1174,10 @@ void user_event_mm_release(struct mm_struct *mm)
 }
 
 /**
- * user_event_mm_wait() - remove the registrations a task's mm dropped
+ * user_event_mm_drop() - remove the registrations a task's exit or exec put
  * @t: current, after exit_mm() or exec, holding no lock
  */
-void user_event_mm_wait(struct task_struct *t)
+void user_event_mm_drop(struct task_struct *t)
 {
 	struct user_event_mm *uemm = t->user_event_mm;
 
