@@ -25,7 +25,19 @@
 
 static const int perfmon_caps[] = { CAP_PERFMON, CAP_SYS_ADMIN };
 
-UE_FIXTURE(dyn, UE_ROOT)
+FIXTURE(dyn) {
+	UE_FIXTURE_MEMBERS;
+};
+
+FIXTURE_SETUP(dyn)
+{
+	UE_SETUP(UE_ROOT);
+}
+
+FIXTURE_TEARDOWN(dyn)
+{
+	UE_TEARDOWN();
+}
 
 /* Create "u:<cmd>" and make sure teardown deletes the event. */
 static int dyn_create(struct ue_track *t, const char *name,

@@ -35,7 +35,19 @@ static void word_write(void *addr, int size, uint64_t val)
 		__atomic_store_n((uint32_t *)addr, (uint32_t)val, __ATOMIC_RELEASE);
 }
 
-UE_FIXTURE(enable, 0)
+FIXTURE(enable) {
+	UE_FIXTURE_MEMBERS;
+};
+
+FIXTURE_SETUP(enable)
+{
+	UE_SETUP(0);
+}
+
+FIXTURE_TEARDOWN(enable)
+{
+	UE_TEARDOWN();
+}
 
 FIXTURE_VARIANT(enable) {
 	int size;	/* enable_size */
@@ -169,7 +181,19 @@ TEST_F(enable, unreg_clears)
  * Tests that do not depend on the variant
  */
 
-UE_FIXTURE(misc, 0)
+FIXTURE(misc) {
+	UE_FIXTURE_MEMBERS;
+};
+
+FIXTURE_SETUP(misc)
+{
+	UE_SETUP(0);
+}
+
+FIXTURE_TEARDOWN(misc)
+{
+	UE_TEARDOWN();
+}
 
 /*
  * Every bit of a 4-byte word (8-byte aligned and 4 bytes past that) and

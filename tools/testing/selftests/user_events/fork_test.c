@@ -92,7 +92,19 @@ static int child_status(pid_t pid)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-UE_FIXTURE(fork, 0)
+FIXTURE(fork) {
+	UE_FIXTURE_MEMBERS;
+};
+
+FIXTURE_SETUP(fork)
+{
+	UE_SETUP(0);
+}
+
+FIXTURE_TEARDOWN(fork)
+{
+	UE_TEARDOWN();
+}
 
 /*
  * The child's copy of the enable word (a copy-on-write page after fork)

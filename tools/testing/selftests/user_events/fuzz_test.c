@@ -363,7 +363,19 @@ static void fz_replay(__u64 seed, __u64 first, __u64 end)
 		       seed, first, end - first);
 }
 
-UE_FIXTURE(fuzz, UE_ROOT)
+FIXTURE(fuzz) {
+	UE_FIXTURE_MEMBERS;
+};
+
+FIXTURE_SETUP(fuzz)
+{
+	UE_SETUP(UE_ROOT);
+}
+
+FIXTURE_TEARDOWN(fuzz)
+{
+	UE_TEARDOWN();
+}
 
 TEST_F_TIMEOUT(fuzz, seeded, 1800)
 {

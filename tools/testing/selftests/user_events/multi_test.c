@@ -22,7 +22,19 @@
 #define MULTI USER_EVENT_REG_MULTI_FORMAT
 #define PERSIST USER_EVENT_REG_PERSIST
 
-UE_FIXTURE(multi, 0)
+FIXTURE(multi) {
+	UE_FIXTURE_MEMBERS;
+};
+
+FIXTURE_SETUP(multi)
+{
+	UE_SETUP(0);
+}
+
+FIXTURE_TEARDOWN(multi)
+{
+	UE_TEARDOWN();
+}
 
 /* Tracked multi-format registration at bit @bit of the fixture page */
 #define REG_MULTI(fd, cmd, bit, idx) \

@@ -23,7 +23,19 @@
 
 static const int perfmon_caps[] = { CAP_PERFMON, CAP_SYS_ADMIN };
 
-UE_FIXTURE(persist, UE_ROOT)
+FIXTURE(persist) {
+	UE_FIXTURE_MEMBERS;
+};
+
+FIXTURE_SETUP(persist)
+{
+	UE_SETUP(UE_ROOT);
+}
+
+FIXTURE_TEARDOWN(persist)
+{
+	UE_TEARDOWN();
+}
 
 /* Register @cmd with @flags on a new fd, then unregister and close. */
 static int reg_and_drop(void *page, const char *cmd, __u16 flags)

@@ -11,7 +11,19 @@
 #include "../kselftest_harness.h"
 #include "ue_util.h"
 
-UE_FIXTURE(reg, 0)
+FIXTURE(reg) {
+	UE_FIXTURE_MEMBERS;
+};
+
+FIXTURE_SETUP(reg)
+{
+	UE_SETUP(0);
+}
+
+FIXTURE_TEARDOWN(reg)
+{
+	UE_TEARDOWN();
+}
 
 /* Enable word number @n inside the fixture page (8-byte slots). */
 static void *slot(char *page, int n)

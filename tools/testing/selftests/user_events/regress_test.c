@@ -16,7 +16,19 @@
 #include "../kselftest_harness.h"
 #include "ue_util.h"
 
-UE_FIXTURE(regress, UE_ROOT | UE_TRACE)
+FIXTURE(regress) {
+	UE_FIXTURE_MEMBERS;
+};
+
+FIXTURE_SETUP(regress)
+{
+	UE_SETUP(UE_ROOT | UE_TRACE);
+}
+
+FIXTURE_TEARDOWN(regress)
+{
+	UE_TEARDOWN();
+}
 
 /*
  * Upstream fix: "tracing/user_events: Ensure write index cannot be

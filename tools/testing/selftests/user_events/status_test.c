@@ -69,7 +69,19 @@ static int status_parse(struct status_snapshot *snap)
 	return 0;
 }
 
-UE_FIXTURE(status, 0)
+FIXTURE(status) {
+	UE_FIXTURE_MEMBERS;
+};
+
+FIXTURE_SETUP(status)
+{
+	UE_SETUP(0);
+}
+
+FIXTURE_TEARDOWN(status)
+{
+	UE_TEARDOWN();
+}
 
 TEST_F(status, listed)
 {

@@ -1302,7 +1302,19 @@ static int st_run(struct __test_metadata *_metadata, struct st_run *r)
 	return failed;
 }
 
-UE_FIXTURE(stress, UE_ROOT)
+FIXTURE(stress) {
+	UE_FIXTURE_MEMBERS;
+};
+
+FIXTURE_SETUP(stress)
+{
+	UE_SETUP(UE_ROOT);
+}
+
+FIXTURE_TEARDOWN(stress)
+{
+	UE_TEARDOWN();
+}
 
 TEST_F_TIMEOUT(stress, processes_threads_tracers, 1800)
 {

@@ -148,29 +148,28 @@ int ue_fixture_init(struct ue_track *t, char **page, int *perf_fd,
 		    int flags);
 void ue_fixture_fini(struct ue_track *t, char *page, int perf_fd, int flags);
 
-#define UE_FIXTURE(name, fixture_flags)				\
-	static const int _ue_flags_##name = (fixture_flags);		\
-	FIXTURE(name) {							\
-		struct ue_track t;					\
-		char *page;						\
-		int perf_fd;						\
-	};								\
-	FIXTURE_SETUP(name)						\
-	{								\
-		const char *skip = ue_skip_reason(_ue_flags_##name);	\
-									\
-		if (skip)						\
-			SKIP(, "%s", skip);				\
+/* The members of the usual fixture: FIXTURE(x) { UE_FIXTURE_MEMBERS; }; */
+#define UE_FIXTURE_MEMBERS						\
+	struct ue_track t;						\
+	char *page;							\
+	int perf_fd;							\
+	int flags
+
+/* FIXTURE_SETUP(x) { UE_SETUP(flags); } of such a fixture */
+#define UE_SETUP(fixture_flags)						\
+	do {								\
+		self->flags = (fixture_flags);				\
+		if (ue_skip_reason(self->flags))			\
+			SKIP(, "%s", ue_skip_reason(self->flags));	\
 		else							\
 			ASSERT_EQ(0, ue_fixture_init(&self->t,		\
-				&self->page, &self->perf_fd,		\
-				_ue_flags_##name));			\
-	}								\
-	FIXTURE_TEARDOWN(name)						\
-	{								\
-		ue_fixture_fini(&self->t, self->page, self->perf_fd,	\
-				_ue_flags_##name);			\
-	}
+				  &self->page, &self->perf_fd,		\
+				  self->flags));			\
+	} while (0)
+
+/* FIXTURE_TEARDOWN(x) { UE_TEARDOWN(); } of such a fixture */
+#define UE_TEARDOWN()							\
+	ue_fixture_fini(&self->t, self->page, self->perf_fd, self->flags)
 
 /* capabilities: run fn(arg) in a child without the capabilities caps */
 int ue_run_without_caps(const int *caps, int ncaps, int (*fn)(void *),

@@ -10,7 +10,19 @@
 #include "../kselftest_harness.h"
 #include "ue_util.h"
 
-UE_FIXTURE(wr, UE_TRACE)
+FIXTURE(wr) {
+	UE_FIXTURE_MEMBERS;
+};
+
+FIXTURE_SETUP(wr)
+{
+	UE_SETUP(UE_TRACE);
+}
+
+FIXTURE_TEARDOWN(wr)
+{
+	UE_TEARDOWN();
+}
 
 /* Enable word @n of the fixture page. */
 static uint32_t *word(void *page, int n)
