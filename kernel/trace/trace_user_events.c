@@ -13,13 +13,16 @@
  * struct user_event_mm	the registrations of one address space
  *			(mm->user_event_mm), whichever thread made them.
  * struct uev_file	one open user_events_data: its write-index table.
+ * struct uev_group	the events of one user namespace: their tracefs
+ *			systems, their count against the limits.
  *
  * Locks, in the order they nest
  * -----------------------------
  * user_event_mm.lock	the enablers of one mm (mm_link, words, nr_enablers). A
  *			registration holds it from the (address, bit) check
  *			until the enabler is linked.
- * event_mutex		(trace core) the event table (uev_table, uev_count),
+ * event_mutex		(trace core) the event table (uev_table), the groups
+ *			(uev_groups, their counts, their last put),
  *			creating and removing events, the dyn_event list,
  *			user_event.status and reg_flags. Held by the trace
  *			core around uev_event_reg(), so attach/detach run
@@ -66,6 +69,14 @@
  * the address space (handed to the exiting task or to the work), one per
  * queued fault work.
  *
+ * A uev_group is referenced by each of its events and each file opened
+ * in its namespace, and holds a reference on that user namespace; the last
+ * put, under event_mutex, unhashes and frees it. The initial namespace's
+ * group is static and never counted. A namespace therefore lives until its
+ * last event is gone: an event a host tracer still holds outlives every
+ * process of the namespace and goes, like any unused event, when the
+ * tracer leaves (uev_reap_work).
+ *
  * uev_file slots hold event references until the file is released, so the
  * write path needs no reference of its own. The slot table is replaced on
  * growth and freed after an RCU grace period: the write path reads it under
@@ -80,6 +91,7 @@
 #include <linux/capability.h>
 #include <linux/cleanup.h>
 #include <linux/compat.h>
+#include <linux/cred.h>
 #include <linux/ctype.h>
 #include <linux/hashtable.h>
 #include <linux/highmem.h>
@@ -102,6 +114,7 @@
 #include <linux/uio.h>
 #include <linux/unaligned.h>
 #include <linux/user_events.h>
+#include <linux/user_namespace.h>
 #include <linux/workqueue.h>
 
 #include <kunit/visibility.h>
@@ -145,6 +158,8 @@
  * @devent:	entry on the dyn_event list
  * @node:	entry in uev_table (event_mutex)
  * @fmt:	the parsed command, immutable
+ * @group:	the group (user namespace) that owns the event; referenced,
+ *		immutable
  * @refs:	users: enablers and file slots (see the top of the file)
  * @reg_flags:	USER_EVENT_REG_PERSIST, USER_EVENT_REG_MULTI_FORMAT (event_mutex)
  * @status:	UEV_STATUS_* of the attached probes (event_mutex, read locklessly)
@@ -163,6 +178,7 @@ struct user_event {
 	struct dyn_event		devent;
 	struct hlist_node		node;
 	struct uev_format		*fmt;
+	struct uev_group		*group;
 	refcount_t			refs;
 	u16				reg_flags;
 	u8				status;
@@ -248,10 +264,37 @@ struct uev_slots {
  * struct uev_file - one open user_events_data
  * @lock:	serialises registrations through this file (slot growth)
  * @slots:	the write-index table, read under RCU by the write path
+ * @group:	where its registrations and deletions look names up: the group
+ *		of the opener's user namespace; referenced, immutable
  */
 struct uev_file {
 	struct mutex		lock;	/* see kernel-doc above */
 	struct uev_slots __rcu	*slots;
+	struct uev_group	*group;
+};
+
+/* "user_events_multi_ns" and a 32-bit inode number */
+#define UEV_SYSTEM_LEN		32
+
+/**
+ * struct uev_group - the user events of one user namespace
+ * @node:	entry in uev_groups (event_mutex)
+ * @ns:		the namespace; the group holds a reference
+ * @refs:	its events and its open files; the last put is made under
+ *		event_mutex. Not counted for the initial namespace.
+ * @count:	its events (event_mutex)
+ * @id:		the namespace's inode number; 0 for the initial namespace
+ * @system:	tracefs system of its single-format events
+ * @system_multi: tracefs system of its multi-format events
+ */
+struct uev_group {
+	struct hlist_node	node;
+	struct user_namespace	*ns;
+	refcount_t		refs;
+	unsigned int		count;
+	u32			id;
+	char			system[UEV_SYSTEM_LEN];
+	char			system_multi[UEV_SYSTEM_LEN];
 };
 
 /* Describes one write() in flight; probes report back through @err. */
@@ -280,8 +323,16 @@ struct uev_fault {
 static struct workqueue_struct *uev_wq;
 
 static DEFINE_HASHTABLE(uev_table, 8);
-static unsigned int uev_count;
 static unsigned int uev_max = 32768;
+
+/* Groups of namespaces other than the initial one, by namespace. */
+static DEFINE_HASHTABLE(uev_groups, 6);
+/* Events of all those groups, at most uev_max (event_mutex). */
+static unsigned int uev_ns_count;
+/* Events of one of those groups. */
+static unsigned int uev_ns_max = 1024;
+/* 0: every namespace shares the initial namespace's group. */
+static unsigned int uev_ns_groups = 1;
 static atomic64_t uev_next_id;
 
 static void uev_reap(struct work_struct *work);
@@ -293,6 +344,12 @@ static struct dyn_event_operations uev_dyn_ops;
 
 #define UEV_SYSTEM	USER_EVENTS_SYSTEM
 #define UEV_SYSTEM_MULTI USER_EVENTS_MULTI_SYSTEM
+
+static struct uev_group uev_init_group = {
+	.ns		= &init_user_ns,
+	.system		= UEV_SYSTEM,
+	.system_multi	= UEV_SYSTEM_MULTI,
+};
 
 /* ---------------------------------------------------------------------
  * Command parser: "name[ field[;field]...]"
@@ -1405,12 +1462,100 @@ found:
 }
 
 /* ---------------------------------------------------------------------
+ * Groups: the events of one user namespace
+ */
+
+/* The group @ns registers in, if it exists (event_mutex). */
+static struct uev_group *uev_group_find(struct user_namespace *ns)
+{
+	struct uev_group *g;
+
+	lockdep_assert_held(&event_mutex);
+	if (ns == &init_user_ns || !READ_ONCE(uev_ns_groups))
+		return &uev_init_group;
+	hash_for_each_possible(uev_groups, g, node, (unsigned long)ns)
+		if (g->ns == ns)
+			return g;
+	return NULL;
+}
+
+static struct uev_group *uev_group_new(struct user_namespace *ns)
+{
+	struct uev_group *g = kzalloc(sizeof(*g), GFP_KERNEL_ACCOUNT);
+
+	if (!g)
+		return NULL;
+	g->ns = get_user_ns(ns);
+	g->id = ns->ns.inum;
+	refcount_set(&g->refs, 1);
+	snprintf(g->system, sizeof(g->system), UEV_SYSTEM "_ns%u", g->id);
+	snprintf(g->system_multi, sizeof(g->system_multi),
+		 UEV_SYSTEM_MULTI "_ns%u", g->id);
+	hash_add(uev_groups, &g->node, (unsigned long)ns);
+	return g;
+}
+
+/*
+ * The group of @ns with a reference, made on first use. The initial
+ * namespace takes no lock here: its group is static.
+ */
+static struct uev_group *uev_group_get(struct user_namespace *ns)
+{
+	struct uev_group *g;
+
+	if (ns == &init_user_ns || !READ_ONCE(uev_ns_groups))
+		return &uev_init_group;
+	guard(mutex)(&event_mutex);
+	g = uev_group_find(ns);
+	if (!g)
+		return uev_group_new(ns);
+	if (g != &uev_init_group)
+		refcount_inc(&g->refs);
+	return g;
+}
+
+static void uev_group_put_locked(struct uev_group *g)
+{
+	lockdep_assert_held(&event_mutex);
+	if (g == &uev_init_group || !refcount_dec_and_test(&g->refs))
+		return;
+	hash_del(&g->node);
+	put_user_ns(g->ns);
+	kfree(g);
+}
+
+static void uev_group_put(struct uev_group *g)
+{
+	if (g == &uev_init_group || refcount_dec_not_one(&g->refs))
+		return;
+	guard(mutex)(&event_mutex);
+	uev_group_put_locked(g);
+}
+
+/* May @g hold one more event? */
+static bool uev_group_has_room(const struct uev_group *g)
+{
+	if (g == &uev_init_group)
+		return g->count < READ_ONCE(uev_max);
+	return g->count < READ_ONCE(uev_ns_max) &&
+	       uev_ns_count < READ_ONCE(uev_max);
+}
+
+static void uev_group_charge(struct uev_group *g, int n)
+{
+	lockdep_assert_held(&event_mutex);
+	g->count += n;
+	if (g != &uev_init_group)
+		uev_ns_count += n;
+}
+
+/* ---------------------------------------------------------------------
  * Events: trace_event_call setup, lookup, lifetime
  */
 
-static u32 uev_hash(const char *name)
+static u32 uev_hash(const struct uev_group *g, const char *name)
 {
-	return jhash(name, strlen(name), 0);
+	return jhash(name, strlen(name), g->id);
 }
 
 static bool uev_is_multi(const struct user_event *ev)
@@ -1513,6 +1658,7 @@ static char *uev_print_fmt(const struct uev_format *fmt)
 
 static void uev_event_free(struct user_event *ev)
 {
+	uev_group_put_locked(ev->group);
 	kfree(ev->class.fields_array);
 	kfree(ev->call.print_fmt);
 	kfree(ev->fmt);
@@ -1524,8 +1670,12 @@ static int uev_event_reg(struct trace_event_call *call, enum trace_reg type,
 static void uev_ftrace_probe(void *data, struct uev_write *w);
 static void uev_perf_probe(void *data, struct uev_write *w);
 
-/* Build an event for @fmt (taking it over); not yet visible anywhere. */
-static struct user_event *uev_event_alloc(struct uev_format *fmt, u16 flags)
+/*
+ * Build an event of @g for @fmt (taking it over); not yet visible anywhere.
+ * It takes a reference on @g.
+ */
+static struct user_event *uev_event_alloc(struct uev_group *g,
+					  struct uev_format *fmt, u16 flags)
 {
 	size_t name_len = strlen(fmt->name) + 1;
 	struct user_event *ev;
@@ -1536,6 +1686,9 @@ static struct user_event *uev_event_alloc(struct uev_format *fmt, u16 flags)
 	if (!ev)
 		goto nomem;
 	ev->fmt = fmt;
+	ev->group = g;
+	if (g != &uev_init_group)
+		refcount_inc(&g->refs);
 	if (flags & USER_EVENT_REG_MULTI_FORMAT)
 		snprintf(ev->tp_name, name_len, "%s.%llx", fmt->name,
 			 (u64)atomic64_inc_return(&uev_next_id));
@@ -1556,7 +1709,7 @@ static struct user_event *uev_event_alloc(struct uev_format *fmt, u16 flags)
 	ev->tracepoint.name = ev->tp_name;
 
 	ev->class.system = (flags & USER_EVENT_REG_MULTI_FORMAT) ?
-			   UEV_SYSTEM_MULTI : UEV_SYSTEM;
+			   g->system_multi : g->system;
 	ev->class.reg = uev_event_reg;
 	ev->class.probe = uev_ftrace_probe;
 #ifdef CONFIG_PERF_EVENTS
@@ -1597,7 +1750,7 @@ static int uev_event_destroy(struct user_event *ev)
 	dyn_event_remove(&ev->devent);
 	hash_del(&ev->node);
 	list_del(&ev->reap_link);
-	uev_count--;
+	uev_group_charge(ev->group, -1);
 	uev_event_free(ev);
 	return 0;
 }
@@ -1630,9 +1783,9 @@ static int uev_event_register(struct user_event *ev)
 	int ret;
 
 	lockdep_assert_held(&event_mutex);
-	if (uev_count >= READ_ONCE(uev_max))
+	if (!uev_group_has_room(ev->group))
 		uev_reap_locked();
-	if (uev_count >= READ_ONCE(uev_max))
+	if (!uev_group_has_room(ev->group))
 		return -EMFILE;
 	if (!register_trace_event(&ev->call.event))
 		return -ENODEV;
@@ -1642,8 +1795,8 @@ static int uev_event_register(struct user_event *ev)
 		return ret;
 	}
 	dyn_event_add(&ev->devent, &ev->call);
-	hash_add(uev_table, &ev->node, uev_hash(ev->fmt->name));
-	uev_count++;
+	hash_add(uev_table, &ev->node, uev_hash(ev->group, ev->fmt->name));
+	uev_group_charge(ev->group, 1);
 	return 0;
 }
 
@@ -1758,21 +1911,22 @@ static int uev_cmd_init(struct uev_cmd *c, const char *text, const char *loc)
 }
 
 /*
- * The event named by @c, found or created, with a reference held. A
- * single-format name is unique: when its fields differ, an unused event
- * of that name gives way at once, a used one is EADDRINUSE. Multi-format
- * events are shared per (name, fields).
+ * The event of @g named by @c, found or created, with a reference held. A
+ * single-format name is unique in its group: when its fields differ, an
+ * unused event of that name gives way at once, a used one is EADDRINUSE.
+ * Multi-format events are shared per (name, fields).
  */
-static struct user_event *uev_event_get_or_create(struct uev_cmd *c,
-						  u16 flags)
+static struct user_event *uev_event_get_or_create(struct uev_group *g,
+						  struct uev_cmd *c, u16 flags)
 {
 	bool multi = flags & USER_EVENT_REG_MULTI_FORMAT;
 	struct user_event *ev;
 	int ret;
 
 	lockdep_assert_held(&event_mutex);
-	hash_for_each_possible(uev_table, ev, node, uev_hash(c->name)) {
-		if (strcmp(ev->fmt->name, c->name) || uev_is_multi(ev) != multi)
+	hash_for_each_possible(uev_table, ev, node, uev_hash(g, c->name)) {
+		if (ev->group != g || strcmp(ev->fmt->name, c->name) ||
+		    uev_is_multi(ev) != multi)
 			continue;
 		if (uev_format_match(ev->fmt, c->argc, c->argv)) {
 			uev_event_get_locked(ev);
@@ -1792,7 +1946,7 @@ static struct user_event *uev_event_get_or_create(struct uev_cmd *c,
 			uev_cmd_log_err(c);
 		return ERR_CAST(c->fmt);
 	}
-	ev = uev_event_alloc(c->fmt, flags);
+	ev = uev_event_alloc(g, c->fmt, flags);
 	c->fmt = NULL;		/* taken over, or freed */
 	if (IS_ERR(ev))
 		return ev;
@@ -1805,16 +1959,17 @@ static struct user_event *uev_event_get_or_create(struct uev_cmd *c,
 	return ev;
 }
 
-/* Delete every event (all formats) registered as @name. */
-static int uev_delete_by_name(const char *name)
+/* Delete every event of @g (all formats) registered as @name. */
+static int uev_delete_by_name(struct uev_group *g, const char *name)
 {
 	struct hlist_node *tmp;
 	struct user_event *ev;
 	int ret = -ENOENT;
 
 	lockdep_assert_held(&event_mutex);
-	hash_for_each_possible_safe(uev_table, ev, tmp, node, uev_hash(name)) {
-		if (strcmp(ev->fmt->name, name))
+	hash_for_each_possible_safe(uev_table, ev, tmp, node,
+				    uev_hash(g, name)) {
+		if (ev->group != g || strcmp(ev->fmt->name, name))
 			continue;
 		if (uev_event_busy(ev))
 			return -EBUSY;
@@ -2173,7 +2328,8 @@ static int uev_copy_struct(void *dst, size_t ksize, size_t minsize,
  * The event of a registration, with a reference. Errors come in upstream's
  * order: the command's name, then the capability, then the event.
  */
-static struct user_event *uev_reg_event(const struct user_reg *reg)
+static struct user_event *uev_reg_event(struct uev_group *g,
+					const struct user_reg *reg)
 {
 	char *text __free(kfree) = strndup_user(u64_to_user_ptr(reg->name_args),
 						UEV_CMD_MAX + 1);
@@ -2189,7 +2345,7 @@ static struct user_event *uev_reg_event(const struct user_reg *reg)
 	if ((reg->flags & USER_EVENT_REG_PERSIST) && !perfmon_capable())
 		return ERR_PTR(-EPERM);
 	guard(mutex)(&event_mutex);
-	return uev_event_get_or_create(c, reg->flags);
+	return uev_event_get_or_create(g, c, reg->flags);
 }
 
 /*
@@ -2240,7 +2396,7 @@ static long uev_ioctl_reg(struct uev_file *uf, struct user_reg __user *ureg)
 				     reg.enable_bit))
 			return -EADDRINUSE;
 	}
-	ev = uev_reg_event(&reg);
+	ev = uev_reg_event(uf->group, &reg);
 	if (IS_ERR(ev))
 		return PTR_ERR(ev);
 	/* No lock held: fault the word in, refuse one nothing can write. */
@@ -2274,19 +2430,14 @@ static long uev_ioctl_unreg(struct user_unreg __user *uunreg)
 	return uev_enabler_remove(uemm, unreg.disable_addr, unreg.disable_bit);
 }
 
-static long uev_ioctl_del(const char __user *uname)
+static long uev_ioctl_del(struct uev_file *uf, const char __user *uname)
 {
-	char *name;
-	int ret;
+	char *name __free(kfree) = strndup_user(uname, UEV_CMD_MAX + 1);
 
-	name = strndup_user(uname, UEV_CMD_MAX + 1);
 	if (IS_ERR(name))
-		return PTR_ERR(name);
-	mutex_lock(&event_mutex);
-	ret = uev_delete_by_name(name);
-	mutex_unlock(&event_mutex);
-	kfree(name);
-	return ret;
+		return PTR_ERR(no_free_ptr(name));
+	guard(mutex)(&event_mutex);
+	return uev_delete_by_name(uf->group, name);
 }
 
 static long uev_data_ioctl(struct file *file, unsigned int cmd,
@@ -2298,7 +2449,7 @@ static long uev_data_ioctl(struct file *file, unsigned int cmd,
 	case DIAG_IOCSREG:
 		return uev_ioctl_reg(file->private_data, arg);
 	case DIAG_IOCSDEL:
-		return uev_ioctl_del(arg);
+		return uev_ioctl_del(file->private_data, arg);
 	case DIAG_IOCSUNREG:
 		return uev_ioctl_unreg(arg);
 	}
@@ -2348,6 +2499,12 @@ static int uev_data_open(struct inode *inode, struct file *file)
 	uf = kzalloc(sizeof(*uf), GFP_KERNEL_ACCOUNT);
 	if (!uf)
 		return -ENOMEM;
+	/* Events belong to the namespace of whoever opened the file. */
+	uf->group = uev_group_get(file->f_cred->user_ns);
+	if (!uf->group) {
+		kfree(uf);
+		return -ENOMEM;
+	}
 	mutex_init(&uf->lock);
 	file->private_data = uf;
 	return 0;
@@ -2362,6 +2519,7 @@ static int uev_data_release(struct inode *inode, struct file *file)
 	for (i = 0; slots && i < slots->nr; i++)
 		uev_event_put(slots->ev[i]);
 	kvfree(slots);
+	uev_group_put(uf->group);
 	kfree(uf);
 	return 0;
 }
@@ -2380,15 +2538,20 @@ static const struct file_operations uev_data_fops = {
  * user_events_status
  */
 
+/* The events of the reader's namespace. */
 static int uev_status_show(struct seq_file *m, void *unused)
 {
 	struct user_event *ev;
+	struct uev_group *g;
 	int bkt, active = 0, busy = 0;
 
 	mutex_lock(&event_mutex);
 	/* An event whose last tracer just left is gone, not listed. */
 	uev_reap_locked();
+	g = uev_group_find(m->file->f_cred->user_ns);
 	hash_for_each(uev_table, bkt, ev, node) {
+		if (ev->group != g)
+			continue;
 		active++;
 		seq_puts(m, ev->tp_name);
 		if (ev->status) {
@@ -2445,19 +2608,28 @@ static int uev_dyn_create(const char *raw)
 			   "dynamic_events");
 	if (ret)
 		return ret;
+	/* perfmon_capable(): the writer is in the initial namespace */
 	guard(mutex)(&event_mutex);
-	ev = uev_event_get_or_create(c, USER_EVENT_REG_PERSIST);
+	ev = uev_event_get_or_create(&uev_init_group, c,
+				     USER_EVENT_REG_PERSIST);
 	if (IS_ERR(ev))
 		return PTR_ERR(ev);
 	uev_event_put_locked(ev);
 	return 0;
 }
 
-/* Listed by its name: multi-format versions all show the same one. */
+/*
+ * Listed by its name: multi-format versions all show the same one. Events
+ * of other namespaces are prefixed with their system.
+ */
 static int uev_dyn_show(struct seq_file *m, struct dyn_event *dev)
 {
+	struct user_event *ev = uev_from_dyn(dev);
+
 	seq_puts(m, USER_EVENTS_PREFIX);
-	uev_format_print(uev_from_dyn(dev)->fmt, m);
+	if (ev->group != &uev_init_group)
+		seq_printf(m, "%s/", ev->group->system);
+	uev_format_print(ev->fmt, m);
 	seq_putc(m, '\n');
 	return 0;
 }
@@ -2479,15 +2651,19 @@ static int uev_dyn_free(struct dyn_event *dev)
 /*
  * "-:[SYSTEM/]NAME [fields]" and "!u:NAME [fields]". Without fields, every
  * event of that name matches, as for every other dynamic event (upstream
- * matches only events without fields there).
+ * matches only events without fields there). Without a system, only the
+ * initial namespace's events match.
  */
 static bool uev_dyn_match(const char *system, const char *event, int argc,
 			  const char **argv, struct dyn_event *dev)
 {
 	struct user_event *ev = uev_from_dyn(dev);
+	struct uev_group *g = ev->group;
 
-	if (system && strcmp(system, UEV_SYSTEM) &&
-	    strcmp(system, UEV_SYSTEM_MULTI))
+	if (!system && g != &uev_init_group)
+		return false;
+	if (system && strcmp(system, g->system) &&
+	    strcmp(system, g->system_multi))
 		return false;
 	return !strcmp(event, ev->fmt->name) &&
 	       (!argc || uev_format_match(ev->fmt, argc, argv));
@@ -2512,6 +2688,22 @@ static struct ctl_table uev_sysctls[] = {
 		.maxlen		= sizeof(uev_max),
 		.mode		= 0644,
 		.proc_handler	= proc_douintvec,
+	},
+	{
+		.procname	= "user_events_ns_max",
+		.data		= &uev_ns_max,
+		.maxlen		= sizeof(uev_ns_max),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec,
+	},
+	{
+		.procname	= "user_events_ns_groups",
+		.data		= &uev_ns_groups,
+		.maxlen		= sizeof(uev_ns_groups),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
 	},
 };
 
