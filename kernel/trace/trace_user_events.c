@@ -65,6 +65,8 @@
  * image (user_event_mm_drop()); any other put queues that removal
  * (uev_mm_release_work) because its caller may hold any lock. While any
  * task uses the address space, mm->user_event_mm cannot change under it.
+ * Its enablers are charged to the real user of the task that made it
+ * (user_event_mm.ucounts, UCOUNT_USER_EVENT_ENABLERS) while they are linked.
  * user_event_mm.refs keeps the structure (and its mmgrab()) alive: one for
  * the address space (handed to the exiting task or to the work), one per
  * queued fault work.
@@ -126,6 +128,8 @@
 
 /* Enablers one address space may hold, against memory exhaustion. */
 #define UEV_MM_ENABLERS_MAX	65536
+/* Default of /proc/sys/user/max_user_event_enablers: enablers per user. */
+#define UEV_USER_ENABLERS_MAX	(16 * UEV_MM_ENABLERS_MAX)
 /*
  * Buckets of the per-mm (address, bit) hash: 4 in the structure, so that a
  * process with a few registrations pays for no table; a table four times
@@ -224,6 +228,9 @@ struct uev_enabler {
  *		here from the first registration until __mmput()
  * @refs:	lifetime: one for the address space (dropped when the
  *		registrations are removed), one per queued fault work
+ * @ucounts:	the user charged for @nr_enablers (UCOUNT_USER_EVENT_ENABLERS):
+ *		the real user of the task that made the structure; referenced,
+ *		immutable
  * @release:	removes the registrations once the address space is gone,
  *		unless the task whose exit or exec put it does
  * @lock:	protects @enablers, @words, @words_bits and @nr_enablers
@@ -237,6 +244,7 @@ struct uev_enabler {
 struct user_event_mm {
 	struct mm_struct	*mm;
 	refcount_t		refs;
+	struct ucounts		*ucounts;
 	struct work_struct	release;
 	struct mutex		lock;	/* see kernel-doc above */
 	struct list_head	enablers;
@@ -1075,12 +1083,50 @@ static void uev_word_add(struct user_event_mm *uemm, struct uev_enabler *en)
 
 static void uev_mm_release_work(struct work_struct *work);
 
-static struct user_event_mm *uev_mm_alloc(struct mm_struct *mm)
+/*
+ * The registrations of one address space are charged to the real user of
+ * the task that made its user_event_mm, in its user namespace and in each
+ * one above: 0, or -ENOSPC past a max_user_event_enablers on the way.
+ */
+static int uev_charge(struct user_event_mm *uemm, long n)
+{
+	const int type = UCOUNT_USER_EVENT_ENABLERS;
+	struct ucounts *iter, *over;
+
+	for (iter = uemm->ucounts; iter; iter = iter->ns->ucounts) {
+		if (atomic_long_add_return(n, &iter->ucount[type]) >
+		    READ_ONCE(iter->ns->ucount_max[type]))
+			goto undo;
+	}
+	return 0;
+undo:
+	over = iter;
+	for (iter = uemm->ucounts; iter != over; iter = iter->ns->ucounts)
+		atomic_long_sub(n, &iter->ucount[type]);
+	atomic_long_sub(n, &over->ucount[type]);
+	return -ENOSPC;
+}
+
+static void uev_uncharge(struct user_event_mm *uemm, long n)
+{
+	struct ucounts *iter;
+
+	for (iter = uemm->ucounts; iter; iter = iter->ns->ucounts)
+		atomic_long_sub(n, &iter->ucount[UCOUNT_USER_EVENT_ENABLERS]);
+}
+
+static struct user_event_mm *uev_mm_alloc(struct mm_struct *mm,
+					  const struct cred *cred)
 {
 	struct user_event_mm *uemm = kzalloc(sizeof(*uemm), GFP_KERNEL_ACCOUNT);
 
 	if (!uemm)
 		return NULL;
+	uemm->ucounts = get_ucounts(cred->ucounts);
+	if (!uemm->ucounts) {
+		kfree(uemm);
+		return NULL;
+	}
 	uemm->mm = mm;
 	mmgrab(mm);
 	refcount_set(&uemm->refs, 1);
@@ -1096,6 +1142,7 @@ static void uev_mm_put(struct user_event_mm *uemm)
 	if (!refcount_dec_and_test(&uemm->refs))
 		return;
 	mmdrop(uemm->mm);
+	put_ucounts(uemm->ucounts);
 	uev_words_free(uemm);
 	kfree(uemm);
 }
@@ -1112,7 +1159,7 @@ static struct user_event_mm *uev_current_mm(void)
 
 	if (uemm)
 		return uemm;
-	uemm = uev_mm_alloc(mm);
+	uemm = uev_mm_alloc(mm, current_cred());
 	if (!uemm)
 		return NULL;
 	/* Pairs with READ_ONCE() above: a racing thread may have won. */
@@ -1178,6 +1225,7 @@ static void uev_mm_teardown(struct user_event_mm *uemm)
 		list_move(&en->mm_link, &dead);
 	}
 	uev_words_reset(uemm);
+	uev_uncharge(uemm, uemm->nr_enablers);
 	uemm->nr_enablers = 0;
 	mutex_unlock(&uemm->lock);
 
@@ -1243,13 +1291,6 @@ void user_event_mm_drop(struct task_struct *t)
 }
 
 /*
- * Copy @old's enablers into a new user_event_mm for @mm. The child's memory
- * is a copy of the parent's taken by dup_mmap(); an enabler whose parent
- * copy was not yet written with the event's latest state (a write after
- * dup_mmap() write-protected the page fails and is retried by a fault work)
- * is stale in the child too, and is written now.
- */
-/*
  * Does @addr of the new @mm hold a copy of the parent's memory? Not where
  * MADV_DONTFORK left no mapping, nor where MADV_WIPEONFORK left zeroes:
  * a bit written there would land in memory the child uses otherwise.
@@ -1266,10 +1307,18 @@ static bool uev_inherited(struct mm_struct *mm, unsigned long addr)
 	return ret;
 }
 
+/*
+ * Copy @old's enablers into a new user_event_mm for @t's mm, charged to
+ * @t's user. The child's memory is a copy of the parent's taken by
+ * dup_mmap(); an enabler whose parent copy was not yet written with the
+ * event's latest state (a write after dup_mmap() write-protected the page
+ * fails and is retried by a fault work) is stale in the child too, and is
+ * written now. What cannot be charged or allocated is not inherited.
+ */
 static struct user_event_mm *uev_mm_dup(struct user_event_mm *old,
-					struct mm_struct *mm)
+					struct task_struct *t)
 {
-	struct user_event_mm *new = uev_mm_alloc(mm);
+	struct user_event_mm *new = uev_mm_alloc(t->mm, t->real_cred);
 	unsigned long page = -1UL;	/* page last looked up in @mm */
 	struct uev_enabler *en, *copy;
 	unsigned int lost = 0;
@@ -1284,12 +1333,17 @@ static struct user_event_mm *uev_mm_dup(struct user_event_mm *old,
 	list_for_each_entry(en, &old->enablers, mm_link) {
 		if ((en->addr & PAGE_MASK) != page) {
 			page = en->addr & PAGE_MASK;
-			keep = uev_inherited(mm, en->addr);
+			keep = uev_inherited(t->mm, en->addr);
 		}
 		if (!keep)
 			continue;
+		if (uev_charge(new, 1)) {
+			lost++;
+			continue;
+		}
 		copy = kmemdup(en, sizeof(*en), GFP_KERNEL_ACCOUNT);
 		if (!copy) {
+			uev_uncharge(new, 1);
 			lost++;
 			continue;
 		}
@@ -1363,7 +1417,7 @@ void user_event_mm_fork(struct task_struct *t, unsigned long clone_flags)
 {
 	struct user_event_mm *new;
 
-	new = uev_mm_dup(READ_ONCE(current->mm->user_event_mm), t->mm);
+	new = uev_mm_dup(READ_ONCE(current->mm->user_event_mm), t);
 	if (!new)
 		return;
 	t->mm->user_event_mm = new;
@@ -1399,11 +1453,13 @@ static struct uev_enabler *uev_enabler_new(struct user_event_mm *uemm,
 	if (uev_enabler_find(uemm, reg->enable_addr, reg->enable_size,
 			     reg->enable_bit))
 		return ERR_PTR(-EADDRINUSE);
-	if (uemm->nr_enablers >= UEV_MM_ENABLERS_MAX)
+	if (uemm->nr_enablers >= UEV_MM_ENABLERS_MAX || uev_charge(uemm, 1))
 		return ERR_PTR(-ENOSPC);
 	en = kzalloc(sizeof(*en), GFP_KERNEL_ACCOUNT);
-	if (!en)
+	if (!en) {
+		uev_uncharge(uemm, 1);
 		return ERR_PTR(-ENOMEM);
+	}
 	en->uemm = uemm;
 	uev_locate_bit(reg->enable_addr, reg->enable_size, reg->enable_bit,
 		       &en->addr, &en->bit);
@@ -1445,6 +1501,7 @@ found:
 	list_del(&en->mm_link);
 	hash_del(&en->word_node);
 	uemm->nr_enablers--;
+	uev_uncharge(uemm, 1);
 	mutex_lock(&en->ev->lock);
 	list_del(&en->ev_link);
 	mutex_unlock(&en->ev->lock);
@@ -2365,6 +2422,7 @@ static int uev_reg_attach(struct uev_file *uf, struct user_event_mm *uemm,
 		return PTR_ERR(en);
 	idx = uev_file_slot(uf, ev);
 	if (idx < 0) {
+		uev_uncharge(uemm, 1);
 		kfree(en);
 		return idx;
 	}
@@ -2711,6 +2769,8 @@ static int __init uev_init(void)
 {
 	int ret;
 
+	init_user_ns.ucount_max[UCOUNT_USER_EVENT_ENABLERS] =
+		UEV_USER_ENABLERS_MAX;
 	uev_wq = alloc_workqueue("user_events", WQ_UNBOUND, UEV_WQ_MAX_ACTIVE);
 	if (!uev_wq)
 		return -ENOMEM;

@@ -2,7 +2,8 @@
 /*
  * user_events limits: kernel.user_events_max, the number of events in the
  * system (EMFILE beyond it; unused events are reaped before refusing).
- * The 65536 registrations per address space are in mmcap_test.c.
+ * The 65536 registrations per address space are in mmcap_test.c; the
+ * registrations per user (/proc/sys/user/max_user_event_enablers) here.
  *
  * The per-file cap of 65536 write indexes is not reachable with the
  * default user_events_max, so it is not tested.
@@ -261,6 +262,160 @@ TEST_F(limits, lower_than_count)
 
 	EXPECT_EQ(-EMFILE, SLOT_REG(2, "uet_li_low2 u32 a", 0));
 	EXPECT_EQ(0, SLOT_REG(2, "uet_li_low1 u32 a", 0));
+}
+
+/*
+ * /proc/sys/user/max_user_event_enablers: the registrations of all the
+ * processes of one user, inherited copies included (ENOSPC beyond it).
+ */
+#define USER_MAX_PATH	"/proc/sys/user/max_user_event_enablers"
+#define USER_MAX	8
+#define UID_A		4242
+#define UID_B		4243
+#define USER_CMD	"ue_lim_user u32 a"
+
+FIXTURE(user_enablers) {
+	char saved[32];
+};
+
+FIXTURE_SETUP(user_enablers)
+{
+	char *text = ue_read_all(USER_MAX_PATH);
+
+	self->saved[0] = '\0';
+	if (!ue_available() || !text)
+		SKIP(free(text); return, "no %s", USER_MAX_PATH);
+	snprintf(self->saved, sizeof(self->saved), "%s", text);
+	free(text);
+	if (geteuid())
+		SKIP(return, "changing %s needs root", USER_MAX_PATH);
+	ASSERT_EQ(0, ue_write_str(USER_MAX_PATH, "8", 0));
+}
+
+FIXTURE_TEARDOWN(user_enablers)
+{
+	if (self->saved[0] && !geteuid())
+		ue_write_str(USER_MAX_PATH, self->saved, 0);
+	ue_del_name("ue_lim_user");
+}
+
+/* Register bits [from, to) of @word: how many succeeded; *err: the first error */
+static int reg_bits(int fd, __u32 *word, int from, int to, int *err)
+{
+	int bit, n = 0;
+
+	*err = 0;
+	for (bit = from; bit < to && !*err; bit++) {
+		*err = ue_reg(fd, USER_CMD, word, sizeof(*word), bit, 0, NULL);
+		n += !*err;
+	}
+	return n;
+}
+
+/*
+ * Fork a child that opens user_events_data, becomes @uid and registers
+ * @n bits; it reports how many succeeded and the first error on @report,
+ * then keeps them until the write end of the pipe @hold is closed.
+ */
+static pid_t user_child(uid_t uid, int n, int report, const int *hold)
+{
+	pid_t pid = fork();
+	int fd, res[2];
+	__u32 *word;
+	char c;
+
+	if (pid)
+		return pid;
+	close(hold[1]);
+	fd = ue_open_data();
+	word = ue_map_page(PROT_READ | PROT_WRITE);
+	if (fd < 0 || !word || setresgid(uid, uid, uid) ||
+	    setresuid(uid, uid, uid))
+		_exit(2);
+	res[0] = reg_bits(fd, word, 0, n, &res[1]);
+	if (write(report, res, sizeof(res)) != sizeof(res))
+		_exit(3);
+	while (read(hold[0], &c, 1) > 0)
+		;
+	_exit(0);
+}
+
+/* One user's registrations are capped across its processes, others are not. */
+TEST_F(user_enablers, charged_per_user)
+{
+	int report[2], hold[2], res[2], status;
+	pid_t a, b, c;
+
+	ASSERT_EQ(0, pipe(report));
+	ASSERT_EQ(0, pipe(hold));
+	a = user_child(UID_A, USER_MAX + 1, report[1], hold);
+	ASSERT_EQ(sizeof(res), read(report[0], res, sizeof(res)));
+	EXPECT_EQ(USER_MAX, res[0]);
+	EXPECT_EQ(-ENOSPC, res[1]);
+
+	/* same user, another process: nothing left */
+	b = user_child(UID_A, 1, report[1], hold);
+	ASSERT_EQ(sizeof(res), read(report[0], res, sizeof(res)));
+	EXPECT_EQ(0, res[0]);
+	EXPECT_EQ(-ENOSPC, res[1]);
+
+	/* another user: its own allowance */
+	c = user_child(UID_B, USER_MAX, report[1], hold);
+	ASSERT_EQ(sizeof(res), read(report[0], res, sizeof(res)));
+	EXPECT_EQ(USER_MAX, res[0]);
+	EXPECT_EQ(0, res[1]);
+
+	close(hold[1]);
+	ASSERT_EQ(a, waitpid(a, &status, 0));
+	EXPECT_EQ(0, status);
+	ASSERT_EQ(b, waitpid(b, &status, 0));
+	ASSERT_EQ(c, waitpid(c, &status, 0));
+
+	/* the exits gave the charges back */
+	ASSERT_EQ(0, pipe(hold));
+	a = user_child(UID_A, USER_MAX, report[1], hold);
+	ASSERT_EQ(sizeof(res), read(report[0], res, sizeof(res)));
+	EXPECT_EQ(USER_MAX, res[0]);
+	EXPECT_EQ(0, res[1]);
+	close(hold[1]);
+	ASSERT_EQ(a, waitpid(a, &status, 0));
+	close(hold[0]);
+	close(report[0]);
+	close(report[1]);
+}
+
+/*
+ * Unregistering returns the charge; a fork that cannot be charged leaves
+ * the child without the registrations (and the parent with its own).
+ */
+TEST_F(user_enablers, unregister_and_fork)
+{
+	int fd, err, status;
+	__u32 *word;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		fd = ue_open_data();
+		word = ue_map_page(PROT_READ | PROT_WRITE);
+		if (fd < 0 || !word || setresuid(UID_A, UID_A, UID_A))
+			_exit(2);
+		if (reg_bits(fd, word, 0, USER_MAX, &err) != USER_MAX)
+			_exit(3);
+		if (ue_unreg(fd, word, 0) ||
+		    reg_bits(fd, word, USER_MAX, USER_MAX + 1, &err) != 1)
+			_exit(4);
+		pid = fork();
+		if (!pid)	/* no room to inherit: nothing to unregister */
+			_exit(ue_unreg(fd, word, 1) == -ENOENT ? 0 : 5);
+		if (pid < 0 || waitpid(pid, &status, 0) != pid || status)
+			_exit(6);
+		_exit(ue_unreg(fd, word, 1) ? 7 : 0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
 TEST_HARNESS_MAIN
