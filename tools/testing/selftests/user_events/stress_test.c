@@ -6,7 +6,11 @@
  * close their files and exit (cleanly or with threads still busy), while
  * threads of the test process toggle tracefs enable files, attach and
  * detach perf events, create and delete events through dynamic_events and
- * DIAG_IOCSDEL and read the trace, status and format files.
+ * DIAG_IOCSDEL and read the trace, status and format files.  One more
+ * thread churns user namespaces: its children unshare(CLONE_NEWUSER),
+ * register pool names (with a format of their own) in their namespace's
+ * group, write and exit, while it traces them from the host (the
+ * group's system enable file or perf).
  *
  * The run is bounded by UE_STRESS_SECONDS (default 20) and UE_STRESS_OPS
  * operations (default 5000000), whichever ends first.
@@ -21,7 +25,8 @@
  *    records must be in the trace exactly once, with intact fields, and
  *    nothing else;
  *  - afterwards user_events_status shows the Active/Busy counts of before
- *    and no event of the test is left in tracefs or dynamic_events.
+ *    and no event of the test is left in tracefs or dynamic_events, nor
+ *    any system of a namespace's group.
  *
  * Leaks are the debug kernel's kmemleak scan's business (the workbench
  * runs it after all tests): no machine-wide side effect here.
@@ -30,8 +35,10 @@
 #define _GNU_SOURCE
 #endif
 #include <dirent.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 
 #include "../kselftest_harness.h"
@@ -55,6 +62,8 @@
 #define ST_SLOT_SHORT	8	/* slots 24..31: short-lived threads */
 #define ST_RECORDS	150000	/* default cap of checked records */
 #define ST_REC_BYTES	64	/* ring buffer bytes per checked record, max */
+#define ST_NS_EVENTS	3	/* events of a namespace churn child */
+#define ST_NS_FIELDS	"u32 nsv"
 
 /* sizeof(struct trace_entry), from the format: base of __data_loc offsets */
 static int st_entry;
@@ -103,7 +112,8 @@ enum st_op {
 	OP_REG, OP_REG_INUSE, OP_UNREG, OP_WRITE, OP_WRITE_OFF, OP_CHK,
 	OP_CLOSE, OP_PROC, OP_FORK, OP_EXEC, OP_VFORK, OP_THREAD,
 	OP_EXIT_BUSY, OP_EXIT_CLEAN, OP_ENABLE, OP_PERF_OPEN, OP_PERF_CLOSE,
-	OP_DYN_CREATE, OP_DYN_DELETE, OP_DEL, OP_READ, OP_NR
+	OP_DYN_CREATE, OP_DYN_DELETE, OP_DEL, OP_READ, OP_NS_CHILD,
+	OP_NS_TRACE, OP_NR
 };
 
 static const char * const st_op_name[] = {
@@ -117,6 +127,7 @@ static const char * const st_op_name[] = {
 	[OP_PERF_OPEN] = "perf_open", [OP_PERF_CLOSE] = "perf_close",
 	[OP_DYN_CREATE] = "dyn_create", [OP_DYN_DELETE] = "dyn_delete",
 	[OP_DEL] = "iocsdel", [OP_READ] = "tracefs_read",
+	[OP_NS_CHILD] = "ns_children", [OP_NS_TRACE] = "ns_traced",
 };
 
 /* Shared by every process of a run (MAP_SHARED) */
@@ -988,6 +999,162 @@ static void *st_reader(void *arg)
 	return NULL;
 }
 
+/* A write of a namespace churn child: untraced, EBADF is normal */
+static int st_ns_write(int fd, __u32 idx, __u32 v, bool traced)
+{
+	ssize_t ret = ue_emit(fd, idx, &v, sizeof(v));
+
+	return ret >= 0 || (ret == -EBADF && !traced) ? 0 : -1;
+}
+
+/*
+ * Child of st_ns_churn(): in a user namespace of its own, register
+ * ST_NS_EVENTS pool names, send the namespace's inode number, maybe wait
+ * for the host's word (1: it traces us, so our enable bits come on),
+ * write and exit.  Exit status: 0, or the step that failed.
+ */
+static void st_ns_child(int sock, bool wait_host)
+{
+	struct pollfd pfd = { .fd = sock, .events = POLLIN };
+	__u32 words[ST_NS_EVENTS] = { 0 }, idx[ST_NS_EVENTS], v;
+	char cmd[UE_NAME_MAX];
+	__s64 msg;
+	char go = 0;
+	int fd, i;
+
+	if (unshare(CLONE_NEWUSER)) {
+		msg = -errno;
+		send(sock, &msg, sizeof(msg), MSG_NOSIGNAL);
+		_exit(0);
+	}
+	fd = ue_open_data();
+	if (fd < 0)
+		_exit(2);
+	for (i = 0; i < ST_NS_EVENTS; i++) {
+		snprintf(cmd, sizeof(cmd), "%s " ST_NS_FIELDS,
+			 st_pool[i].name);
+		if (ue_reg(fd, cmd, &words[i], 4, 0, 0, &idx[i]))
+			_exit(3);
+	}
+	msg = ue_userns_inum();
+	if (send(sock, &msg, sizeof(msg), MSG_NOSIGNAL) != sizeof(msg))
+		_exit(4);
+	if (wait_host && (poll(&pfd, 1, UE_WAIT_SECS * 1000) != 1 ||
+			  recv(sock, &go, 1, 0) != 1))
+		_exit(5);
+	for (i = 0; i < ST_NS_EVENTS; i++) {
+		if (go && !ue_wait_bit(&words[i], 4, 0, true))
+			_exit(6);
+		/* untraced: EBADF, as in normal operation */
+		for (v = 0; v < 4; v++)
+			if (st_ns_write(fd, idx[i], v, go))
+				_exit(7);
+	}
+	_exit(0);
+}
+
+/* Trace namespace @inum's events: its system's enable file, or perf */
+static int st_ns_trace(struct st_ctl *c, __u64 *rs, unsigned long inum,
+		       int *perf, int *nperf)
+{
+	char sys[64], path[PATH_MAX];
+	int i, id, fd, ret, traced = 0;
+
+	ue_ns_system(sys, sizeof(sys), inum, false);
+	if (ue_rand_n(rs, 2)) {
+		ret = ue_write_str(ue_tpath(path, sizeof(path),
+					    "events/%s/enable", sys), "1", 0);
+		/* the child may be gone, and its events with it */
+		ST_OK(c->sh, "enable namespace system", ret, ENOENT, ENODEV,
+		      EINVAL);
+		return !ret;
+	}
+	for (i = 0; i < ST_NS_EVENTS; i++) {
+		ret = st_read_int(ue_tpath(path, sizeof(path), "events/%s/%s/id",
+					   sys, st_pool[i].name), &id);
+		if (!ST_OK(c->sh, "read namespace event id", ret, ENOENT,
+			   ENODEV) || id <= 0)
+			continue;
+		fd = ue_perf_open_cpu(id, ue_rand_n(rs, c->ncpus), false);
+		if (ST_OK(c->sh, "perf_event_open (namespace)",
+			  fd < 0 ? -errno : fd, EINVAL, ENOENT)) {
+			perf[(*nperf)++] = fd;
+			traced++;
+		}
+	}
+	return traced == ST_NS_EVENTS;
+}
+
+/* Children in user namespaces of their own, traced from the host */
+static void *st_ns_churn(void *arg)
+{
+	struct st_ctl *c = arg;
+	__u64 rs = st_seed();
+	int sv[2], perf[ST_NS_EVENTS], nperf, ret;
+	char path[PATH_MAX], sys[64], go;
+	struct pollfd pfd;
+	bool wait_host;
+	__s64 inum;
+	pid_t pid;
+
+	/* a kernel without namespace groups (or with them off): nothing */
+	if (st_read_int(UE_NS_SYSCTL_GROUPS, &ret) || ret != 1) {
+		ksft_print_msg("stress: no user_events namespace groups\n");
+		return NULL;
+	}
+	while (!st_stopped(c->sh)) {
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+			st_fail(c->sh, "socketpair: %s", strerror(errno));
+			break;
+		}
+		wait_host = ue_rand_n(&rs, 4);
+		pid = fork();
+		if (!pid) {
+			close(sv[0]);
+			st_ns_child(sv[1], wait_host);
+		}
+		close(sv[1]);
+		if (pid < 0) {
+			st_fail(c->sh, "fork (namespace): %s", strerror(errno));
+			close(sv[0]);
+			break;
+		}
+		st_count(c->sh, OP_NS_CHILD);
+		pfd = (struct pollfd){ .fd = sv[0], .events = POLLIN };
+		inum = 0;
+		if (poll(&pfd, 1, UE_WAIT_SECS * 1000) != 1 ||
+		    recv(sv[0], &inum, sizeof(inum), 0) != sizeof(inum))
+			inum = 0;	/* the child's status says why */
+		nperf = 0;
+		go = 0;
+		if (inum > 0) {
+			go = st_ns_trace(c, &rs, inum, perf, &nperf);
+			st_count(c->sh, OP_NS_TRACE);
+		}
+		send(sv[0], &go, 1, MSG_NOSIGNAL);
+		ret = st_wait_child(c->sh, pid, "namespace child");
+		close(sv[0]);
+		/* detach; the events go after the child */
+		while (nperf)
+			close(perf[--nperf]);
+		if (inum > 0) {
+			ue_ns_system(sys, sizeof(sys), inum, false);
+			ret = ue_write_str(ue_tpath(path, sizeof(path),
+						    "events/%s/enable", sys),
+					   "0", 0);
+			ST_OK(c->sh, "disable namespace system", ret, ENOENT,
+			      ENODEV, EINVAL);
+		} else if (!ret && (inum == -EPERM || inum == -EINVAL)) {
+			ksft_print_msg("stress: no user namespaces: %s\n",
+				       strerror((int)-inum));
+			break;
+		} else if (inum < 0) {
+			ST_OK(c->sh, "unshare(CLONE_NEWUSER)", inum, EPERM);
+		}
+	}
+	return NULL;
+}
+
 /* ---------------------------------------------------------------------
  * Checks after the run
  */
@@ -1126,7 +1293,7 @@ struct st_run {
 
 /* The threads of the test process */
 static void *(*const st_tracer_fn[])(void *) = {
-	st_toggler, st_perf, st_dyn, st_deleter, st_reader,
+	st_toggler, st_perf, st_dyn, st_deleter, st_reader, st_ns_churn,
 };
 
 #define ST_TRACERS	((int)ARRAY_SIZE(st_tracer_fn))
@@ -1292,6 +1459,10 @@ static int st_run(struct __test_metadata *_metadata, struct st_run *r)
 	}
 
 	EXPECT_EQ(0, ue_leftovers(ST_PREFIX, false, left, sizeof(left))) TH_LOG("%s", left);
+	if (!ue_wait_ns_systems_gone(left, sizeof(left))) {
+		EXPECT_EQ(0, ue_ns_systems(left, sizeof(left))) TH_LOG("%s", left);
+		failed = 1;
+	}
 	EXPECT_TRUE(ue_status_counts(&active, &busy));
 	EXPECT_EQ(active0, active);
 	EXPECT_EQ(busy0, busy);

@@ -599,6 +599,103 @@ int ue_perf_open(int id, bool exclude_kernel)
 }
 
 /* ---------------------------------------------------------------------
+ * User namespaces
+ */
+
+/* Inode number of the caller's user namespace, 0 if unknown */
+unsigned long ue_userns_inum(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/user", &st) ? 0 : st.st_ino;
+}
+
+/* The system of the group of user namespace @inum: user_events_ns<INUM> */
+char *ue_ns_system(char *buf, size_t len, unsigned long inum, bool multi)
+{
+	snprintf(buf, len, "%s_ns%lu", multi ? UE_SYS_MULTI : UE_SYS, inum);
+	return buf;
+}
+
+static bool ue_is_ns_system(const char *dir)
+{
+	static const char * const prefixes[] = { UE_SYS "_ns",
+						  UE_SYS_MULTI "_ns" };
+	const char *digits;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (strncmp(dir, prefixes[i], strlen(prefixes[i])))
+			continue;
+		digits = dir + strlen(prefixes[i]);
+		if (*digits && strspn(digits, "0123456789") == strlen(digits))
+			return true;
+	}
+	return false;
+}
+
+/* Systems of namespace groups in tracefs; the first few go to @out. */
+int ue_ns_systems(char *out, size_t len)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	size_t pos = 0;
+	int n = 0;
+	DIR *d;
+
+	if (len)
+		out[0] = '\0';
+	d = opendir(ue_tpath(path, sizeof(path), "events"));
+	while (d && (de = readdir(d))) {
+		if (!ue_is_ns_system(de->d_name))
+			continue;
+		n++;
+		if (pos < len)
+			pos += snprintf(out + pos, len - pos, " %s", de->d_name);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/*
+ * Namespace groups lose their systems when their last event goes, which
+ * may happen in a work item after the last user left: poll, bounded.
+ */
+bool ue_wait_ns_systems_gone(char *out, size_t len)
+{
+	struct timespec start;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (ue_ns_systems(out, len)) {
+		if (ue_elapsed(&start) > UE_WAIT_SECS)
+			return false;
+		usleep(10000);	/* a bounded poll, not a synchronisation */
+	}
+	return true;
+}
+
+/* Wait until event @name of @sys (the whole system if NULL) is gone. */
+bool ue_wait_gone(const char *sys, const char *name)
+{
+	char path[PATH_MAX];
+	struct timespec start;
+	struct stat st;
+
+	if (name)
+		ue_tpath(path, sizeof(path), "events/%s/%s", sys, name);
+	else
+		ue_tpath(path, sizeof(path), "events/%s", sys);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (!stat(path, &st)) {
+		if (ue_elapsed(&start) > UE_WAIT_SECS)
+			return false;
+		usleep(10000);	/* a bounded poll, not a synchronisation */
+	}
+	return true;
+}
+
+/* ---------------------------------------------------------------------
  * dynamic_events
  */
 

@@ -98,6 +98,15 @@ int ue_leftovers(const char *prefix, bool del, char *out, size_t len);
 int ue_perf_open(int id, bool exclude_kernel);
 int ue_perf_open_cpu(int id, int cpu, bool exclude_kernel);
 
+/* user namespaces: the tracefs systems of their groups */
+#define UE_NS_SYSCTL_GROUPS	"/proc/sys/kernel/user_events_ns_groups"
+#define UE_NS_SYSCTL_MAX	"/proc/sys/kernel/user_events_ns_max"
+unsigned long ue_userns_inum(void);
+char *ue_ns_system(char *buf, size_t len, unsigned long inum, bool multi);
+int ue_ns_systems(char *out, size_t len);
+bool ue_wait_ns_systems_gone(char *out, size_t len);
+bool ue_wait_gone(const char *sys, const char *name);
+
 /* dynamic_events */
 int ue_dyn_cmd(const char *cmd);
 int ue_dyn_add(const char *name, const char *fields);
