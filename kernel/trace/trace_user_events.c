@@ -28,10 +28,14 @@
  *			core around uev_event_reg(), so attach/detach run
  *			under it.
  * uev_file.lock	registrations through one file: its index table.
- * user_event.lock	the enablers of one event (ev_link), user_event.seq,
- *			user_event.enabled and every enabler's seq and
- *			fault_pending. Held while the bit is written, so the
- *			bit in user memory always follows the latest state.
+ * user_event.lock	the enablers of one event (ev_link, nr_enablers,
+ *			sync_left), user_event.seq, user_event.enabled and
+ *			every enabler's seq and fault_pending. Held while the
+ *			bit is written, so the bit in user memory always
+ *			follows the latest state. A tracer's toggle writes at
+ *			most UEV_SYNC_INLINE enablers under it (and under
+ *			event_mutex); sync_work writes the rest in batches,
+ *			dropping it in between.
  * mmap_lock (read)	of the mm being written; held across pin, write and
  *			unpin of the page, so fork's dup_mmap() (write side)
  *			never sees a half-done update. Under the locks above
@@ -142,6 +146,13 @@
 #define UEV_NOCACHE_MIN		256
 /* Times a not-present enable word is faulted in before giving up. */
 #define UEV_FAULT_RETRIES	8
+/*
+ * Enablers a tracer's toggle writes itself, holding event_mutex; a work
+ * item writes the others, this many per hold of the event's lock, so that
+ * no registrant can make every tracer wait by registering more.
+ */
+#define UEV_SYNC_INLINE		256
+#define UEV_SYNC_BATCH		256
 
 #ifdef __BIG_ENDIAN
 #define UEV_BIG_ENDIAN		true
@@ -170,7 +181,11 @@
  * @enabled:	state mirrored to the enablers (@lock)
  * @seq:	bumped on every change of @enabled (@lock)
  * @lock:	protects @enablers, @enabled, @seq and the enablers' seq
- * @enablers:	registrations of this event, in every mm (@lock)
+ * @enablers:	registrations of this event, in every mm (@lock); those
+ *		not yet visited since the last change of @enabled first
+ * @nr_enablers: number of @enablers (@lock)
+ * @sync_left:	enablers at the head of @enablers still to visit (@lock)
+ * @sync_work:	visits them when a toggle left some
  * @reap_link:	on uev_reap_list while unused, not persistent and just left
  *		by its last tracer (event_mutex)
  * @tp_name:	tracepoint name: the event name, or name.<hex id> (multi-format)
@@ -190,6 +205,9 @@ struct user_event {
 	u64				seq;
 	struct mutex			lock;	/* see kernel-doc above */
 	struct list_head		enablers;
+	unsigned int			nr_enablers;
+	unsigned int			sync_left;
+	struct work_struct		sync_work;
 	struct list_head		reap_link;
 	char				tp_name[];
 };
@@ -1003,17 +1021,53 @@ static void uev_enabler_write(struct uev_enabler *en, unsigned int attempt)
 		en->fault_pending = true;
 }
 
-/* A tracer attached or detached: mirror the new state to every enabler. */
-static void uev_event_sync(struct user_event *ev, bool enabled)
+/*
+ * Visit up to @budget enablers not yet visited since @ev last changed,
+ * moving each behind the others: true when some are left. An enabler
+ * unlinked meanwhile makes a visited one come round again, which finds
+ * it up to date; one linked meanwhile was written by whoever linked it.
+ */
+static bool uev_sync_batch(struct user_event *ev, unsigned int budget)
 {
 	struct uev_enabler *en;
 
-	mutex_lock(&ev->lock);
+	lockdep_assert_held(&ev->lock);
+	ev->sync_left = min(ev->sync_left, ev->nr_enablers);
+	for (; ev->sync_left && budget; ev->sync_left--, budget--) {
+		en = list_first_entry(&ev->enablers, struct uev_enabler,
+				      ev_link);
+		uev_enabler_write(en, 0);
+		list_move_tail(&en->ev_link, &ev->enablers);
+	}
+	return ev->sync_left;
+}
+
+static void uev_sync_work(struct work_struct *work)
+{
+	struct user_event *ev = container_of(work, struct user_event,
+					     sync_work);
+	bool more;
+
+	do {
+		scoped_guard(mutex, &ev->lock)
+			more = uev_sync_batch(ev, UEV_SYNC_BATCH);
+		cond_resched();
+	} while (more);
+}
+
+/*
+ * A tracer attached or detached: mirror the new state to every enabler,
+ * the first UEV_SYNC_INLINE now, the others from sync_work. Not on uev_wq,
+ * whose workers may all wait for slow faults: nothing here waits.
+ */
+static void uev_event_sync(struct user_event *ev, bool enabled)
+{
+	guard(mutex)(&ev->lock);
 	ev->enabled = enabled;
 	ev->seq++;
-	list_for_each_entry(en, &ev->enablers, ev_link)
-		uev_enabler_write(en, 0);
-	mutex_unlock(&ev->lock);
+	ev->sync_left = ev->nr_enablers;
+	if (uev_sync_batch(ev, UEV_SYNC_INLINE))
+		queue_work(system_unbound_wq, &ev->sync_work);
 }
 
 /* ---------------------------------------------------------------------
@@ -1221,6 +1275,7 @@ static void uev_mm_teardown(struct user_event_mm *uemm)
 	list_for_each_entry_safe(en, next, &uemm->enablers, mm_link) {
 		mutex_lock(&en->ev->lock);
 		list_del(&en->ev_link);
+		en->ev->nr_enablers--;
 		mutex_unlock(&en->ev->lock);
 		list_move(&en->mm_link, &dead);
 	}
@@ -1357,6 +1412,7 @@ static struct user_event_mm *uev_mm_dup(struct user_event_mm *old,
 		mutex_lock(&en->ev->lock);
 		copy->seq = en->seq;
 		list_add_tail(&copy->ev_link, &en->ev->enablers);
+		en->ev->nr_enablers++;
 		uev_enabler_write(copy, 0);
 		mutex_unlock(&en->ev->lock);
 	}
@@ -1480,6 +1536,7 @@ static void uev_enabler_link(struct uev_enabler *en, struct user_event *ev)
 	mutex_lock(&ev->lock);
 	en->seq = ev->seq - 1;	/* stale: write the current state now */
 	list_add_tail(&en->ev_link, &ev->enablers);
+	ev->nr_enablers++;
 	uev_enabler_write(en, 0);
 	mutex_unlock(&ev->lock);
 }
@@ -1504,6 +1561,7 @@ found:
 	uev_uncharge(uemm, 1);
 	mutex_lock(&en->ev->lock);
 	list_del(&en->ev_link);
+	en->ev->nr_enablers--;
 	mutex_unlock(&en->ev->lock);
 	mutex_unlock(&uemm->lock);
 
@@ -1762,6 +1820,7 @@ static struct user_event *uev_event_alloc(struct uev_group *g,
 	ev->reg_flags = flags;
 	mutex_init(&ev->lock);
 	INIT_LIST_HEAD(&ev->enablers);
+	INIT_WORK(&ev->sync_work, uev_sync_work);
 	INIT_LIST_HEAD(&ev->reap_link);
 	ev->tracepoint.name = ev->tp_name;
 
@@ -1806,6 +1865,8 @@ static int uev_event_destroy(struct user_event *ev)
 		return ret;
 	dyn_event_remove(&ev->devent);
 	hash_del(&ev->node);
+	/* Unused: a sync left over has nothing to visit; let it finish. */
+	cancel_work_sync(&ev->sync_work);
 	list_del(&ev->reap_link);
 	uev_group_charge(ev->group, -1);
 	uev_event_free(ev);

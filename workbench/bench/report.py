@@ -37,6 +37,8 @@ ROWS = [
     ("7", "dis_1000", None),
     ("7", "enw_1-p_synth_en", None),
     ("7", "enw_1000-p_synth_en", 0.10),
+    ("7", "enw_many", None),
+    ("7", "dis_many", None),
     ("8", "fork_0", None),
     ("8", "fork_100", 1.0),
     ("8", "fork_1000", None),

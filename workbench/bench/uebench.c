@@ -785,6 +785,30 @@ static void wl_toggle(void)
 	others_reap(&o);
 }
 
+/*
+ * 7b. a tracer's toggle of an event one process registered 65536 times:
+ * how long the enable and disable write()s take, i.e. how long every
+ * other tracer waits for event_mutex meanwhile.
+ */
+#define MANY_ENABLERS	65536
+
+static void wl_toggle_many(void)
+{
+	static u32 words[MANY_ENABLERS / 32];
+	char path[256];
+	int fd = data_open(), i;
+
+	label("enw_many", "enable write() alone, one process with %d registrations of the event",
+	      MANY_ENABLERS);
+	label("dis_many", "disable write() alone, one process with %d registrations of the event",
+	      MANY_ENABLERS);
+	for (i = 0; i < MANY_ENABLERS; i++)
+		ue_reg(fd, "uebench_many u32 v", &words[i / 32], i % 32);
+	event_path(path, sizeof(path), "uebench_many", "enable");
+	toggle_measure(path, NULL, NULL, "enw_many", "dis_many");
+	close(fd);
+}
+
 /* 8. fork + exit of a process holding registrations */
 static void wl_fork(void)
 {
@@ -1114,6 +1138,7 @@ static const struct {
 	{ "disabled", wl_disabled },
 	{ "reg", wl_reg },
 	{ "toggle", wl_toggle },
+	{ "toggle_many", wl_toggle_many },
 	{ "fork", wl_fork },
 	{ "forkrace", wl_forkrace },
 	{ "mem", wl_mem },

@@ -158,4 +158,59 @@ TEST_F(ho, bit_converges_under_mmap_churn)
 	       HO_CHURN_SECS);
 }
 
+/* True when all @n bits from @words are @want, waiting up to @secs. */
+static bool ho_all_bits(const __u32 *words, int n, bool want, int secs)
+{
+	struct timespec start;
+	int i = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (i < n) {
+		if (ue_bit_set(&words[i / 32], 4, i % 32) == want) {
+			i++;
+			continue;
+		}
+		if (ue_elapsed(&start) > secs)
+			return false;
+		sched_yield();
+	}
+	return true;
+}
+
+#define HO_MANY		8192	/* enablers of one event: 32 inline batches */
+
+/*
+ * A toggle writes only the first enablers of an event itself and leaves
+ * the others to a worker, so that a registrant cannot make every tracer
+ * wait by registering more. Toggled over and over, every bit of every
+ * enabler still ends in the latest state.
+ */
+TEST_F_TIMEOUT(ho, many_enablers_all_follow, 240)
+{
+	__u32 *words = ue_map_page(PROT_READ | PROT_WRITE);
+	struct timespec start;
+	int fd = ue_open_data(), i, toggles = 0;
+	bool on = false;
+
+	ASSERT_NE(MAP_FAILED, words);
+	ASSERT_LE(0, fd);
+	ASSERT_LE(HO_MANY / 8, getpagesize());
+	for (i = 0; i < HO_MANY; i++)
+		ASSERT_EQ(0, ue_reg(fd, "uet_ho_many u32 a", &words[i / 32],
+				    4, i % 32, 0, NULL));
+	ue_track_del(&self->t, "uet_ho_many");
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (ue_elapsed(&start) < HO_CHURN_SECS) {
+		on = !on;
+		ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_ho_many", on));
+		toggles++;
+	}
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_ho_many", true));
+	EXPECT_TRUE(ho_all_bits(words, HO_MANY, true, 60));
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_ho_many", false));
+	EXPECT_TRUE(ho_all_bits(words, HO_MANY, false, 60));
+	TH_LOG("%d toggles of an event with %d enablers", toggles, HO_MANY);
+	close(fd);
+}
+
 TEST_HARNESS_MAIN
