@@ -340,30 +340,35 @@ static pid_t user_child(uid_t uid, int n, int report, const int *hold)
 	_exit(0);
 }
 
+/* user_child(), expecting @want registrations, then the error @err */
+static pid_t user_child_expect(struct __test_metadata *_metadata, uid_t uid,
+			       int n, int want, int err, const int *report,
+			       const int *hold)
+{
+	pid_t pid = user_child(uid, n, report[1], hold);
+	int res[2] = { -1, -1 };
+
+	EXPECT_EQ(sizeof(res), read(report[0], res, sizeof(res)));
+	EXPECT_EQ(want, res[0]);
+	EXPECT_EQ(err, res[1]);
+	return pid;
+}
+
 /* One user's registrations are capped across its processes, others are not. */
 TEST_F(user_enablers, charged_per_user)
 {
-	int report[2], hold[2], res[2], status;
+	int report[2], hold[2], status;
 	pid_t a, b, c;
 
 	ASSERT_EQ(0, pipe(report));
 	ASSERT_EQ(0, pipe(hold));
-	a = user_child(UID_A, USER_MAX + 1, report[1], hold);
-	ASSERT_EQ(sizeof(res), read(report[0], res, sizeof(res)));
-	EXPECT_EQ(USER_MAX, res[0]);
-	EXPECT_EQ(-ENOSPC, res[1]);
-
+	a = user_child_expect(_metadata, UID_A, USER_MAX + 1, USER_MAX,
+			      -ENOSPC, report, hold);
 	/* same user, another process: nothing left */
-	b = user_child(UID_A, 1, report[1], hold);
-	ASSERT_EQ(sizeof(res), read(report[0], res, sizeof(res)));
-	EXPECT_EQ(0, res[0]);
-	EXPECT_EQ(-ENOSPC, res[1]);
-
+	b = user_child_expect(_metadata, UID_A, 1, 0, -ENOSPC, report, hold);
 	/* another user: its own allowance */
-	c = user_child(UID_B, USER_MAX, report[1], hold);
-	ASSERT_EQ(sizeof(res), read(report[0], res, sizeof(res)));
-	EXPECT_EQ(USER_MAX, res[0]);
-	EXPECT_EQ(0, res[1]);
+	c = user_child_expect(_metadata, UID_B, USER_MAX, USER_MAX, 0, report,
+			      hold);
 
 	close(hold[1]);
 	ASSERT_EQ(a, waitpid(a, &status, 0));
@@ -373,10 +378,8 @@ TEST_F(user_enablers, charged_per_user)
 
 	/* the exits gave the charges back */
 	ASSERT_EQ(0, pipe(hold));
-	a = user_child(UID_A, USER_MAX, report[1], hold);
-	ASSERT_EQ(sizeof(res), read(report[0], res, sizeof(res)));
-	EXPECT_EQ(USER_MAX, res[0]);
-	EXPECT_EQ(0, res[1]);
+	a = user_child_expect(_metadata, UID_A, USER_MAX, USER_MAX, 0, report,
+			      hold);
 	close(hold[1]);
 	ASSERT_EQ(a, waitpid(a, &status, 0));
 	close(hold[0]);

@@ -480,6 +480,16 @@ static bool ns_format_has(const char *sys, const char *name,
 	return found;
 }
 
+/* Lines of the trace holding @needle, -1 when it cannot be read. */
+static int ns_trace_count(const char *needle)
+{
+	char *trace = ue_trace_read();
+	int n = trace ? ue_count_str(trace, needle) : -1;
+
+	free(trace);
+	return n;
+}
+
 TEST_F_TIMEOUT(ns, same_name_per_namespace, NS_TIMEOUT)
 {
 	struct ns_plan pa = { .reg = { "uens_dup u32 a" }, .host_fd = -1,
@@ -561,7 +571,6 @@ TEST_F_TIMEOUT(ns, host_ftrace, NS_TIMEOUT)
 	struct ns_plan pa = { .reg = { "uens_tr u32 a" }, .host_fd = -1 };
 	struct ns_plan pb = { .reg = { "uens_tr u32 b" }, .host_fd = -1 };
 	struct ns_kid *a, *b;
-	char *trace;
 
 	ASSERT_EQ(0, ns_spawn(&self->h, &pa, &a));
 	ASSERT_EQ(0, ns_spawn(&self->h, &pb, &b));
@@ -574,13 +583,10 @@ TEST_F_TIMEOUT(ns, host_ftrace, NS_TIMEOUT)
 	EXPECT_EQ(NS_WRITES, ns_cmd(a, K_WRITE, 0, NS_WRITES));
 	EXPECT_EQ(NS_WRITES, ns_cmd(b, K_WRITE, 0, NS_WRITES));
 
-	trace = ue_trace_read();
-	ASSERT_NE(NULL, trace);
-	EXPECT_EQ(NS_WRITES, ue_count_str(trace, " uens_tr: a="));
-	EXPECT_EQ(NS_WRITES, ue_count_str(trace, " uens_tr: b="));
-	EXPECT_EQ(1, ue_count_str(trace, " uens_tr: a=0x68 (104)"));
-	EXPECT_EQ(1, ue_count_str(trace, " uens_tr: b=0x68 (104)"));
-	free(trace);
+	EXPECT_EQ(NS_WRITES, ns_trace_count(" uens_tr: a="));
+	EXPECT_EQ(NS_WRITES, ns_trace_count(" uens_tr: b="));
+	EXPECT_EQ(1, ns_trace_count(" uens_tr: a=0x68 (104)"));
+	EXPECT_EQ(1, ns_trace_count(" uens_tr: b=0x68 (104)"));
 	ue_trace_clear();
 }
 
@@ -614,7 +620,6 @@ TEST_F_TIMEOUT(ns, host_events_out_of_reach, NS_TIMEOUT)
 	struct ns_plan pa = { .host_fd = -1, .del = "uens_prot",
 			      .extra = { "uens_prot u32 c" } };
 	struct ns_kid *a;
-	char *trace;
 	__u32 idx, val = 7;
 
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uens_prot u32 h", self->page, 4,
@@ -643,12 +648,9 @@ TEST_F_TIMEOUT(ns, host_events_out_of_reach, NS_TIMEOUT)
 	ASSERT_EQ(sizeof(idx) + sizeof(val),
 		  ue_emit(self->t.fd, idx, &val, sizeof(val)));
 
-	trace = ue_trace_read();
-	ASSERT_NE(NULL, trace);
-	EXPECT_EQ(NS_WRITES, ue_count_str(trace, " uens_prot: c="));
-	EXPECT_EQ(1, ue_count_str(trace, " uens_prot: h="));
-	EXPECT_EQ(1, ue_count_str(trace, " uens_prot: h=0x7 (7)"));
-	free(trace);
+	EXPECT_EQ(NS_WRITES, ns_trace_count(" uens_prot: c="));
+	EXPECT_EQ(1, ns_trace_count(" uens_prot: h="));
+	EXPECT_EQ(1, ns_trace_count(" uens_prot: h=0x7 (7)"));
 	ue_trace_clear();
 }
 
