@@ -30,7 +30,7 @@
  * uev_file.lock	registrations through one file: its index table.
  * user_event.lock	the enablers of one event (ev_link, nr_enablers,
  *			sync_left), user_event.seq, user_event.enabled and
- *			every enabler's seq and fault_pending. Held while the
+ *			every enabler's seq. Held while the
  *			bit is written, so the bit in user memory always
  *			follows the latest state. A tracer's toggle writes at
  *			most UEV_SYNC_INLINE enablers under it (and under
@@ -45,7 +45,7 @@
  * No lock above is taken while faulting a page in: faults happen in the
  * registering task before any lock (uev_prefault()), in the unregistering
  * task after its locks are dropped (uev_enabler_remove()), in a work item
- * holding only mmap_lock (uev_fault_work()), or in a forking parent
+ * of the mm holding only mmap_lock (uev_fault_work()), or in a forking parent
  * holding only the lock of its child's user_event_mm (uev_mm_unshare()):
  * before the child runs, only fault work queued for the child's enablers
  * can want that lock, and it waits holding nothing the fault needs.
@@ -72,8 +72,9 @@
  * Its enablers are charged to the real user of the task that made it
  * (user_event_mm.ucounts, UCOUNT_USER_EVENT_ENABLERS) while they are linked.
  * user_event_mm.refs keeps the structure (and its mmgrab()) alive: one for
- * the address space (handed to the exiting task or to the work), one per
- * queued fault work.
+ * the address space (handed to the exiting task or to the work), one
+ * while its fault work (which updates the words that had to wait, one
+ * work per address space) is queued.
  *
  * A uev_group is referenced by each of its events and each file opened
  * in its namespace, and holds a reference on that user namespace; the last
@@ -223,7 +224,6 @@ struct user_event {
  * @uaddr:	enable_addr as registered, to match DIAG_IOCSUNREG
  * @bit:	bit within the long at @addr
  * @ubit:	enable_bit as registered
- * @fault_pending: a fault work for @addr is queued (ev->lock)
  * @seq:	@ev->seq last written to memory (ev->lock)
  */
 struct uev_enabler {
@@ -236,7 +236,6 @@ struct uev_enabler {
 	u64			uaddr;
 	u8			bit;
 	u8			ubit;
-	bool			fault_pending;
 	u64			seq;
 };
 
@@ -245,10 +244,15 @@ struct uev_enabler {
  * @mm:		the address space, kept by mmgrab(); mm->user_event_mm points
  *		here from the first registration until __mmput()
  * @refs:	lifetime: one for the address space (dropped when the
- *		registrations are removed), one per queued fault work
+ *		registrations are removed), one while @fault_work is queued
  * @ucounts:	the user charged for @nr_enablers (UCOUNT_USER_EVENT_ENABLERS):
  *		the real user of the task that made the structure; referenced,
  *		immutable
+ * @faults:	words whose update waits for a fault or for mmap_lock: the
+ *		word's address / sizeof(long), with the fault attempts made
+ *		as a value entry (its own lock)
+ * @fault_work:	updates them, one word after the other; queued on uev_wq
+ *		with a reference on the structure
  * @release:	removes the registrations once the address space is gone,
  *		unless the task whose exit or exec put it does
  * @lock:	protects @enablers, @words, @words_bits and @nr_enablers
@@ -263,6 +267,8 @@ struct user_event_mm {
 	struct mm_struct	*mm;
 	refcount_t		refs;
 	struct ucounts		*ucounts;
+	struct xarray		faults;
+	struct work_struct	fault_work;
 	struct work_struct	release;
 	struct mutex		lock;	/* see kernel-doc above */
 	struct list_head	enablers;
@@ -330,13 +336,6 @@ struct uev_write {
 	u32			len;
 	int			err;
 	int			committed;
-};
-
-struct uev_fault {
-	struct work_struct	work;
-	struct user_event_mm	*uemm;
-	unsigned long		addr;
-	unsigned int		attempt;
 };
 
 /*
@@ -993,7 +992,7 @@ static int uev_prefault(unsigned long uaddr)
 	return 0;
 }
 
-static bool uev_queue_fault(struct user_event_mm *uemm, unsigned long addr,
+static void uev_queue_fault(struct user_event_mm *uemm, unsigned long addr,
 			    unsigned int attempt);
 
 /*
@@ -1013,12 +1012,10 @@ static void uev_enabler_write(struct uev_enabler *en, unsigned int attempt)
 	ret = uev_poke(en->uemm->mm, en->addr, en->bit, ev->enabled);
 	if (!ret)
 		en->seq = ev->seq;
-	else if ((ret == -EAGAIN || (ret == -EFAULT &&
-				     attempt < UEV_FAULT_RETRIES)) &&
-		 !en->fault_pending &&
-		 uev_queue_fault(en->uemm, en->addr,
-				 ret == -EAGAIN ? attempt : attempt + 1))
-		en->fault_pending = true;
+	else if (ret == -EAGAIN ||
+		 (ret == -EFAULT && attempt < UEV_FAULT_RETRIES))
+		uev_queue_fault(en->uemm, en->addr,
+				ret == -EAGAIN ? attempt : attempt + 1);
 }
 
 /*
@@ -1136,6 +1133,7 @@ static void uev_word_add(struct user_event_mm *uemm, struct uev_enabler *en)
 }
 
 static void uev_mm_release_work(struct work_struct *work);
+static void uev_fault_work(struct work_struct *work);
 
 /*
  * The registrations of one address space are charged to the real user of
@@ -1184,6 +1182,8 @@ static struct user_event_mm *uev_mm_alloc(struct mm_struct *mm,
 	uemm->mm = mm;
 	mmgrab(mm);
 	refcount_set(&uemm->refs, 1);
+	xa_init(&uemm->faults);
+	INIT_WORK(&uemm->fault_work, uev_fault_work);
 	INIT_WORK(&uemm->release, uev_mm_release_work);
 	mutex_init(&uemm->lock);
 	INIT_LIST_HEAD(&uemm->enablers);
@@ -1197,6 +1197,7 @@ static void uev_mm_put(struct user_event_mm *uemm)
 		return;
 	mmdrop(uemm->mm);
 	put_ucounts(uemm->ucounts);
+	xa_destroy(&uemm->faults);
 	uev_words_free(uemm);
 	kfree(uemm);
 }
@@ -1225,42 +1226,55 @@ static struct user_event_mm *uev_current_mm(void)
 	return uemm;
 }
 
+/*
+ * Update the words of @uemm whose update had to wait: fault each one in
+ * (or wait for mmap_lock), then write its enablers. A word queued again
+ * meanwhile is left to the next run of the work, which that queued.
+ */
 static void uev_fault_work(struct work_struct *work)
 {
-	struct uev_fault *f = container_of(work, struct uev_fault, work);
-	struct user_event_mm *uemm = f->uemm;
-	bool faulted = !uev_fault_in(uemm->mm, f->addr);
+	struct user_event_mm *uemm = container_of(work, struct user_event_mm,
+						  fault_work);
 	struct uev_enabler *en;
+	unsigned long index, addr;
+	void *entry;
 
-	mutex_lock(&uemm->lock);
-	hlist_for_each_entry(en, uev_words_chain(uemm, f->addr), word_node) {
-		if (en->addr != f->addr)
+	xa_for_each(&uemm->faults, index, entry) {
+		xa_erase(&uemm->faults, index);
+		addr = index * sizeof(long);
+		if (uev_fault_in(uemm->mm, addr))
 			continue;
-		mutex_lock(&en->ev->lock);
-		en->fault_pending = false;
-		if (faulted)
-			uev_enabler_write(en, f->attempt);
-		mutex_unlock(&en->ev->lock);
+		mutex_lock(&uemm->lock);
+		hlist_for_each_entry(en, uev_words_chain(uemm, addr),
+				     word_node) {
+			if (en->addr != addr)
+				continue;
+			mutex_lock(&en->ev->lock);
+			uev_enabler_write(en, xa_to_value(entry));
+			mutex_unlock(&en->ev->lock);
+		}
+		mutex_unlock(&uemm->lock);
+		cond_resched();
 	}
-	mutex_unlock(&uemm->lock);
 	uev_mm_put(uemm);
-	kfree(f);
 }
 
-static bool uev_queue_fault(struct user_event_mm *uemm, unsigned long addr,
+/*
+ * Have the word at @addr updated once its page is faulted in or mmap_lock
+ * is free, all its enablers at once; @attempt faults were made already.
+ * The work of @uemm does it: one per address space, so a process whose
+ * pages are slow to fault in occupies one worker of uev_wq at most.
+ */
+static void uev_queue_fault(struct user_event_mm *uemm, unsigned long addr,
 			    unsigned int attempt)
 {
-	struct uev_fault *f = kmalloc(sizeof(*f), GFP_KERNEL);
-
-	if (!f)
-		return false;
-	INIT_WORK(&f->work, uev_fault_work);
+	/* -EBUSY: queued already, and every enabler of the word is written */
+	if (xa_insert(&uemm->faults, addr / sizeof(long), xa_mk_value(attempt),
+		      GFP_KERNEL))
+		return;
 	refcount_inc(&uemm->refs);
-	f->uemm = uemm;
-	f->addr = addr;
-	f->attempt = attempt;
-	queue_work(uev_wq, &f->work);
-	return true;
+	if (!queue_work(uev_wq, &uemm->fault_work))
+		uev_mm_put(uemm);	/* queued already: not the last one */
 }
 
 static void uev_event_put(struct user_event *ev);
@@ -1403,7 +1417,6 @@ static struct user_event_mm *uev_mm_dup(struct user_event_mm *old,
 			continue;
 		}
 		copy->uemm = new;
-		copy->fault_pending = false;
 		refcount_inc(&en->ev->refs);
 		list_add_tail(&copy->mm_link, &new->enablers);
 		uev_word_add(new, copy);
