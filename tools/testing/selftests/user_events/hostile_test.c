@@ -10,6 +10,7 @@
 
 #include <pthread.h>
 #include <sys/wait.h>
+#include <linux/userfaultfd.h>
 
 #include "../kselftest_harness.h"
 #include "ue_util.h"
@@ -211,6 +212,92 @@ TEST_F_TIMEOUT(ho, many_enablers_all_follow, 240)
 	EXPECT_TRUE(ho_all_bits(words, HO_MANY, false, 60));
 	TH_LOG("%d toggles of an event with %d enablers", toggles, HO_MANY);
 	close(fd);
+}
+
+#define HO_UFFD_WORDS	8	/* distinct enable words on the stuck page */
+
+/*
+ * Make the page at @page missing and hand its faults to a userfaultfd
+ * nobody reads: a fault there waits until the descriptor is closed.
+ */
+static int ho_uffd_trap(void *page)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = {
+		.range = { (unsigned long)page, getpagesize() },
+		.mode = UFFDIO_REGISTER_MODE_MISSING,
+	};
+	int fd = syscall(__NR_userfaultfd, O_CLOEXEC);
+
+	if (fd < 0 || ioctl(fd, UFFDIO_API, &api) ||
+	    madvise(page, getpagesize(), MADV_DONTNEED) ||
+	    ioctl(fd, UFFDIO_REGISTER, &reg))
+		return -1;
+	return fd;
+}
+
+/*
+ * A process whose enable words sit on a page that never faults in (a
+ * userfaultfd nobody serves) must not hold up the fault workers: another
+ * process's bit, on a page that only needs a fault, still follows its
+ * tracer. (The kernel's fault-in does not wait for a userfaultfd; a slow
+ * FUSE page would park one worker, the one of its address space.)
+ */
+TEST_F_TIMEOUT(ho, stuck_faults_stall_only_their_owner, 120)
+{
+	int ready[2], hold[2], status, i;
+	__u32 *other = ue_map_page(PROT_READ | PROT_WRITE);
+	char c = 0;
+	pid_t pid;
+
+	ASSERT_NE(MAP_FAILED, other);
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(hold));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		__u32 *words = ue_map_page(PROT_READ | PROT_WRITE);
+		int fd = ue_open_data(), uffd;
+
+		close(hold[1]);
+		for (i = 0; i < HO_UFFD_WORDS && fd >= 0 && words; i++)
+			if (ue_reg(fd, "uet_ho_stuck u32 a", &words[4 * i], 4,
+				   0, 0, NULL))
+				_exit(2);
+		uffd = ho_uffd_trap(words);
+		c = uffd < 0;
+		if (write(ready[1], &c, 1) != 1 || c)
+			_exit(3);
+		while (read(hold[0], &c, 1) > 0)
+			;
+		_exit(0);	/* closes the userfaultfd: faults give up */
+	}
+	close(hold[0]);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	if (c) {
+		close(hold[1]);
+		waitpid(pid, &status, 0);
+		SKIP(return, "no userfaultfd");
+	}
+	ue_track_del(&self->t, "uet_ho_stuck");
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_ho_free u32 a", other, 4, 0,
+				  NULL));
+	ue_track_del(&self->t, "uet_ho_free");
+	/* the stuck process's words wait for faults that never end */
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_ho_stuck", true));
+	/* ours only needs a fault: it must not queue behind them */
+	ASSERT_EQ(0, madvise(other, getpagesize(), MADV_DONTNEED));
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_ho_free", true));
+	EXPECT_TRUE(ue_wait_bit(other, 4, 0, true));
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_ho_free", false));
+	EXPECT_TRUE(ue_wait_bit(other, 4, 0, false));
+
+	close(hold[1]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, status);
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_ho_stuck", false));
+	close(ready[0]);
+	close(ready[1]);
 }
 
 TEST_HARNESS_MAIN
