@@ -1167,18 +1167,20 @@ static void uev_uncharge(struct user_event_mm *uemm, long n)
 		atomic_long_sub(n, &iter->ucount[UCOUNT_USER_EVENT_ENABLERS]);
 }
 
+/* A user_event_mm for @mm charged to @ucounts, whose reference it takes. */
 static struct user_event_mm *uev_mm_alloc(struct mm_struct *mm,
-					  const struct cred *cred)
+					  struct ucounts *ucounts)
 {
-	struct user_event_mm *uemm = kzalloc(sizeof(*uemm), GFP_KERNEL_ACCOUNT);
+	struct user_event_mm *uemm;
 
-	if (!uemm)
+	if (!ucounts)
 		return NULL;
-	uemm->ucounts = get_ucounts(cred->ucounts);
-	if (!uemm->ucounts) {
-		kfree(uemm);
+	uemm = kzalloc(sizeof(*uemm), GFP_KERNEL_ACCOUNT);
+	if (!uemm) {
+		put_ucounts(ucounts);
 		return NULL;
 	}
+	uemm->ucounts = ucounts;
 	uemm->mm = mm;
 	mmgrab(mm);
 	refcount_set(&uemm->refs, 1);
@@ -1214,7 +1216,7 @@ static struct user_event_mm *uev_current_mm(void)
 
 	if (uemm)
 		return uemm;
-	uemm = uev_mm_alloc(mm, current_cred());
+	uemm = uev_mm_alloc(mm, get_ucounts(current_ucounts()));
 	if (!uemm)
 		return NULL;
 	/* Pairs with READ_ONCE() above: a racing thread may have won. */
@@ -1387,12 +1389,16 @@ static bool uev_inherited(struct mm_struct *mm, unsigned long addr)
 static struct user_event_mm *uev_mm_dup(struct user_event_mm *old,
 					struct task_struct *t)
 {
-	struct user_event_mm *new = uev_mm_alloc(t->mm, t->real_cred);
 	unsigned long page = -1UL;	/* page last looked up in @mm */
 	struct uev_enabler *en, *copy;
+	struct user_event_mm *new;
+	struct ucounts *ucounts;
 	unsigned int lost = 0;
 	bool keep = false;
 
+	/* @t, not yet running, keeps its credentials and their ucounts */
+	ucounts = get_ucounts(task_ucounts(t));
+	new = uev_mm_alloc(t->mm, ucounts);
 	if (!new)
 		return NULL;
 	mutex_lock(&old->lock);
