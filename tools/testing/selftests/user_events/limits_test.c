@@ -164,7 +164,8 @@ TEST_F(limits, sysctl_values)
 	EXPECT_EQ(orig + 1, read_max());
 }
 
-TEST_F(limits, max_events)
+/* each removal waits for RCU: seconds on a loaded machine */
+TEST_F_TIMEOUT(limits, max_events, 120)
 {
 	int n0;
 
