@@ -247,7 +247,7 @@ struct uev_enabler {
  *		registrations are removed), one while @fault_work is queued
  * @ucounts:	the user charged for @nr_enablers (UCOUNT_USER_EVENT_ENABLERS):
  *		the real user of the task that made the structure; referenced,
- *		immutable
+ *		and so is its user namespace; immutable
  * @faults:	words whose update waits for a fault or for mmap_lock: the
  *		word's address / sizeof(long), with the fault attempts made
  *		as a value entry (its own lock)
@@ -1043,7 +1043,7 @@ static void uev_sync_work(struct work_struct *work)
 {
 	struct user_event *ev = container_of(work, struct user_event,
 					     sync_work);
-	bool more;
+	bool more = false;
 
 	do {
 		scoped_guard(mutex, &ev->lock)
@@ -1138,24 +1138,29 @@ static void uev_fault_work(struct work_struct *work);
 /*
  * The registrations of one address space are charged to the real user of
  * the task that made its user_event_mm, in its user namespace and in each
- * one above: 0, or -ENOSPC past a max_user_event_enablers on the way.
+ * one above, one at a time and never past a max_user_event_enablers on
+ * the way (as inc_ucount() does): 0, or -ENOSPC.
  */
-static int uev_charge(struct user_event_mm *uemm, long n)
+static int uev_charge(struct user_event_mm *uemm)
 {
 	const int type = UCOUNT_USER_EVENT_ENABLERS;
 	struct ucounts *iter, *over;
+	long val, max;
 
 	for (iter = uemm->ucounts; iter; iter = iter->ns->ucounts) {
-		if (atomic_long_add_return(n, &iter->ucount[type]) >
-		    READ_ONCE(iter->ns->ucount_max[type]))
-			goto undo;
+		max = READ_ONCE(iter->ns->ucount_max[type]);
+		val = atomic_long_read(&iter->ucount[type]);
+		do {
+			if (val >= max)
+				goto undo;
+		} while (!atomic_long_try_cmpxchg(&iter->ucount[type], &val,
+						  val + 1));
 	}
 	return 0;
 undo:
 	over = iter;
 	for (iter = uemm->ucounts; iter != over; iter = iter->ns->ucounts)
-		atomic_long_sub(n, &iter->ucount[type]);
-	atomic_long_sub(n, &over->ucount[type]);
+		atomic_long_dec(&iter->ucount[type]);
 	return -ENOSPC;
 }
 
@@ -1180,7 +1185,9 @@ static struct user_event_mm *uev_mm_alloc(struct mm_struct *mm,
 		put_ucounts(ucounts);
 		return NULL;
 	}
+	/* the walk up from @ucounts needs its namespace, which it does not pin */
 	uemm->ucounts = ucounts;
+	get_user_ns(ucounts->ns);
 	uemm->mm = mm;
 	mmgrab(mm);
 	refcount_set(&uemm->refs, 1);
@@ -1195,10 +1202,14 @@ static struct user_event_mm *uev_mm_alloc(struct mm_struct *mm,
 
 static void uev_mm_put(struct user_event_mm *uemm)
 {
+	struct user_namespace *user_ns;
+
 	if (!refcount_dec_and_test(&uemm->refs))
 		return;
 	mmdrop(uemm->mm);
+	user_ns = uemm->ucounts->ns;
 	put_ucounts(uemm->ucounts);
+	put_user_ns(user_ns);
 	xa_destroy(&uemm->faults);
 	uev_words_free(uemm);
 	kfree(uemm);
@@ -1270,9 +1281,13 @@ static void uev_fault_work(struct work_struct *work)
 static void uev_queue_fault(struct user_event_mm *uemm, unsigned long addr,
 			    unsigned int attempt)
 {
+	int ret = xa_insert(&uemm->faults, addr / sizeof(long),
+			    xa_mk_value(attempt), GFP_KERNEL_ACCOUNT);
+
 	/* -EBUSY: queued already, and every enabler of the word is written */
-	if (xa_insert(&uemm->faults, addr / sizeof(long), xa_mk_value(attempt),
-		      GFP_KERNEL))
+	if (ret == -ENOMEM)
+		pr_warn_ratelimited("no memory to retry an enable bit update\n");
+	if (ret)
 		return;
 	refcount_inc(&uemm->refs);
 	if (!queue_work(uev_wq, &uemm->fault_work))
@@ -1412,7 +1427,7 @@ static struct user_event_mm *uev_mm_dup(struct user_event_mm *old,
 		}
 		if (!keep)
 			continue;
-		if (uev_charge(new, 1)) {
+		if (uev_charge(new)) {
 			lost++;
 			continue;
 		}
@@ -1528,7 +1543,7 @@ static struct uev_enabler *uev_enabler_new(struct user_event_mm *uemm,
 	if (uev_enabler_find(uemm, reg->enable_addr, reg->enable_size,
 			     reg->enable_bit))
 		return ERR_PTR(-EADDRINUSE);
-	if (uemm->nr_enablers >= UEV_MM_ENABLERS_MAX || uev_charge(uemm, 1))
+	if (uemm->nr_enablers >= UEV_MM_ENABLERS_MAX || uev_charge(uemm))
 		return ERR_PTR(-ENOSPC);
 	en = kzalloc(sizeof(*en), GFP_KERNEL_ACCOUNT);
 	if (!en) {
