@@ -79,7 +79,7 @@
  * A uev_group is referenced by each of its events and each file opened
  * in its namespace, and holds a reference on that user namespace; the last
  * put, under event_mutex, unhashes and frees it. The initial namespace's
- * group is static and never counted. A namespace therefore lives until its
+ * group is static and keeps a reference of its own. A namespace therefore lives until its
  * last event is gone: an event a host tracer still holds outlives every
  * process of the namespace and goes, like any unused event, when the
  * tracer leaves (uev_reap_work).
@@ -313,7 +313,8 @@ struct uev_file {
  * @node:	entry in uev_groups (event_mutex)
  * @ns:		the namespace; the group holds a reference
  * @refs:	its events and its open files; the last put is made under
- *		event_mutex. Not counted for the initial namespace.
+ *		event_mutex. The initial namespace's group holds one more, so
+ *		that it is never freed.
  * @count:	its events (event_mutex)
  * @id:		the namespace's inode number; 0 for the initial namespace
  * @system:	tracefs system of its single-format events
@@ -372,6 +373,7 @@ static struct dyn_event_operations uev_dyn_ops;
 
 static struct uev_group uev_init_group = {
 	.ns		= &init_user_ns,
+	.refs		= REFCOUNT_INIT(1),	/* never freed */
 	.system		= UEV_SYSTEM,
 	.system_multi	= UEV_SYSTEM_MULTI,
 };
@@ -1614,13 +1616,19 @@ found:
  * Groups: the events of one user namespace
  */
 
+/* Does @ns register in the initial namespace's group? */
+static bool uev_group_shared(struct user_namespace *ns)
+{
+	return ns == &init_user_ns || !READ_ONCE(uev_ns_groups);
+}
+
 /* The group @ns registers in, if it exists (event_mutex). */
 static struct uev_group *uev_group_find(struct user_namespace *ns)
 {
 	struct uev_group *g;
 
 	lockdep_assert_held(&event_mutex);
-	if (ns == &init_user_ns || !READ_ONCE(uev_ns_groups))
+	if (uev_group_shared(ns))
 		return &uev_init_group;
 	hash_for_each_possible(uev_groups, g, node, (unsigned long)ns)
 		if (g->ns == ns)
@@ -1650,23 +1658,23 @@ static struct uev_group *uev_group_new(struct user_namespace *ns)
  */
 static struct uev_group *uev_group_get(struct user_namespace *ns)
 {
-	struct uev_group *g;
+	struct uev_group *g = &uev_init_group;
 
-	if (ns == &init_user_ns || !READ_ONCE(uev_ns_groups))
-		return &uev_init_group;
-	guard(mutex)(&event_mutex);
-	g = uev_group_find(ns);
-	if (!g)
-		return uev_group_new(ns);
-	if (g != &uev_init_group)
-		refcount_inc(&g->refs);
+	if (!uev_group_shared(ns)) {
+		guard(mutex)(&event_mutex);
+		g = uev_group_find(ns);
+		if (!g)
+			return uev_group_new(ns);
+	}
+	refcount_inc(&g->refs);
 	return g;
 }
 
+/* The initial namespace's group keeps a reference of its own. */
 static void uev_group_put_locked(struct uev_group *g)
 {
 	lockdep_assert_held(&event_mutex);
-	if (g == &uev_init_group || !refcount_dec_and_test(&g->refs))
+	if (!refcount_dec_and_test(&g->refs))
 		return;
 	hash_del(&g->node);
 	put_user_ns(g->ns);
@@ -1675,7 +1683,7 @@ static void uev_group_put_locked(struct uev_group *g)
 
 static void uev_group_put(struct uev_group *g)
 {
-	if (g == &uev_init_group || refcount_dec_not_one(&g->refs))
+	if (refcount_dec_not_one(&g->refs))
 		return;
 	guard(mutex)(&event_mutex);
 	uev_group_put_locked(g);
@@ -1836,8 +1844,7 @@ static struct user_event *uev_event_alloc(struct uev_group *g,
 		goto nomem;
 	ev->fmt = fmt;
 	ev->group = g;
-	if (g != &uev_init_group)
-		refcount_inc(&g->refs);
+	refcount_inc(&g->refs);
 	if (flags & USER_EVENT_REG_MULTI_FORMAT)
 		snprintf(ev->tp_name, name_len, "%s.%llx", fmt->name,
 			 (u64)atomic64_inc_return(&uev_next_id));
