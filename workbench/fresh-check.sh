@@ -18,10 +18,11 @@
 #   fresh-check.sh clean    unmount and remove build/fresh/root
 #
 # Environment:
-#   FRESH_CMD='...'   commands run in the root's repo (default: the
-#                     README's bootstrap, "apt-get install make", then
-#                     make vm with one selftest: dependencies, all builds
-#                     and one boot; FRESH_CMD='make check' for everything)
+#   FRESH_CMD='...'   commands run in the root's repo after the README's
+#                     bootstrap ("apt-get install make", always run
+#                     first); default: make vm with one selftest
+#                     (dependencies, all builds and one boot);
+#                     FRESH_CMD='make check' for everything
 #   FRESH_MIRROR=url  debootstrap mirror (default: the first Debian URI of
 #                     this machine's apt sources)
 #   FRESH_CCACHE=0    do not share this machine's ccache directory with
@@ -34,7 +35,9 @@ FRESH=$BUILD/fresh
 ROOT=$FRESH/root
 BASE=$FRESH/base	# the debootstrap result, copied for every run
 SUITE=bookworm
-FRESH_CMD=${FRESH_CMD:-"apt-get update && apt-get install -y --no-install-recommends make && make vm CMD='build/obj-test/selftests/reg_test'"}
+# the README's one manual step, then the command
+FRESH_BOOT="apt-get update && apt-get install -y --no-install-recommends make"
+FRESH_CMD=${FRESH_CMD:-"make vm CMD='build/obj-test/selftests/reg_test'"}
 
 # ---------------------------------------------------------------------
 # Static check.
@@ -265,12 +268,12 @@ make_root() {
 }
 
 run_in_root() {
-	log "in the root: $FRESH_CMD"
+	log "in the root: $FRESH_BOOT && $FRESH_CMD"
 	# a fresh login environment: nothing from this shell
 	chroot "$ROOT" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		CCACHE_COMPILERCHECK=content \
-		/bin/bash -c "cd '$REPO' && $FRESH_CMD"
+		/bin/bash -c "cd '$REPO' && $FRESH_BOOT && $FRESH_CMD"
 }
 
 case ${1:-all} in
