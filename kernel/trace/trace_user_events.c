@@ -154,6 +154,8 @@
  */
 #define UEV_SYNC_INLINE		256
 #define UEV_SYNC_BATCH		256
+/* Iterations of a loop over registrations between two cond_resched() */
+#define UEV_RESCHED_EVERY	64
 
 #ifdef __BIG_ENDIAN
 #define UEV_BIG_ENDIAN		true
@@ -1134,6 +1136,18 @@ static void uev_word_add(struct user_event_mm *uemm, struct uev_enabler *en)
 		uev_words_resize(uemm, uemm->words_bits + 2);
 }
 
+/*
+ * In a loop over up to UEV_MM_ENABLERS_MAX registrations, which would
+ * otherwise hold the CPU (and with it every RCU grace period) for tens of
+ * milliseconds: reschedule every UEV_RESCHED_EVERY iterations, counted in
+ * *@n.
+ */
+static void uev_resched(unsigned int *n)
+{
+	if (!(++*n % UEV_RESCHED_EVERY))
+		cond_resched();
+}
+
 static void uev_mm_release_work(struct work_struct *work);
 static void uev_fault_work(struct work_struct *work);
 
@@ -1302,6 +1316,7 @@ static void uev_event_put(struct user_event *ev);
 static void uev_mm_teardown(struct user_event_mm *uemm)
 {
 	struct uev_enabler *en, *next;
+	unsigned int n = 0;
 	LIST_HEAD(dead);
 
 	mutex_lock(&uemm->lock);
@@ -1311,6 +1326,7 @@ static void uev_mm_teardown(struct user_event_mm *uemm)
 		en->ev->nr_enablers--;
 		mutex_unlock(&en->ev->lock);
 		list_move(&en->mm_link, &dead);
+		uev_resched(&n);
 	}
 	uev_words_reset(uemm);
 	uev_uncharge(uemm, uemm->nr_enablers);
@@ -1320,6 +1336,7 @@ static void uev_mm_teardown(struct user_event_mm *uemm)
 	list_for_each_entry_safe(en, next, &dead, mm_link) {
 		uev_event_put(en->ev);
 		kfree(en);
+		uev_resched(&n);
 	}
 }
 
@@ -1410,7 +1427,7 @@ static struct user_event_mm *uev_mm_dup(struct user_event_mm *old,
 	struct uev_enabler *en, *copy;
 	struct user_event_mm *new;
 	struct ucounts *ucounts;
-	unsigned int lost = 0;
+	unsigned int lost = 0, n = 0;
 	bool keep = false;
 
 	/* @t, not yet running, keeps its credentials and their ucounts */
@@ -1451,6 +1468,7 @@ static struct user_event_mm *uev_mm_dup(struct user_event_mm *old,
 		en->ev->nr_enablers++;
 		uev_enabler_write(copy, 0);
 		mutex_unlock(&en->ev->lock);
+		uev_resched(&n);
 	}
 	if (lost)
 		pr_warn_ratelimited("fork: %u registrations not inherited\n",
@@ -1486,9 +1504,11 @@ static void uev_mm_unshare(struct user_event_mm *new)
 {
 	unsigned long done = -1UL;	/* page last looked at */
 	struct uev_enabler *en;
+	unsigned int n = 0;
 
 	mutex_lock(&new->lock);
 	list_for_each_entry(en, &new->enablers, mm_link) {
+		uev_resched(&n);
 		if ((en->addr & PAGE_MASK) == done)
 			continue;
 		done = en->addr & PAGE_MASK;
@@ -2674,10 +2694,13 @@ static int uev_data_release(struct inode *inode, struct file *file)
 {
 	struct uev_file *uf = file->private_data;
 	struct uev_slots *slots = rcu_dereference_protected(uf->slots, true);
+	unsigned int n = 0;
 	u32 i;
 
-	for (i = 0; slots && i < slots->nr; i++)
+	for (i = 0; slots && i < slots->nr; i++) {
 		uev_event_put(slots->ev[i]);
+		uev_resched(&n);	/* up to UEV_FILE_SLOTS_MAX */
+	}
 	kvfree(slots);
 	uev_group_put(uf->group);
 	kfree(uf);
