@@ -215,13 +215,33 @@ TEST_F(reg, unmapped_addr)
 	EXPECT_EQ(-ENOENT, ue_unreg(fd, NULL, 0));
 }
 
-/* Mapped but not writable: EFAULT as well (see above). */
+/* memfd_secret memory: mapped and writable, but out of the kernel's reach */
+static char *secret_page(void)
+{
+	char *page = MAP_FAILED;
+#ifdef __NR_memfd_secret
+	int fd = syscall(__NR_memfd_secret, 0);
+
+	if (fd >= 0 && !ftruncate(fd, getpagesize()))
+		page = mmap(NULL, getpagesize(), PROT_READ | PROT_WRITE,
+			    MAP_SHARED, fd, 0);
+	if (fd >= 0)
+		close(fd);
+#endif
+	return page == MAP_FAILED ? NULL : page;
+}
+
+/*
+ * Mapped but not writable by the kernel: EFAULT as well (see above); the
+ * bit could never move.
+ */
 TEST_F(reg, readonly_addr)
 {
 	int fd = self->t.fd;
 	const char *cmd = "uet_reg_ro u32 a";
 	char *ro = ue_map_page(PROT_READ);
 	char *none = ue_map_page(PROT_NONE);
+	char *secret = secret_page();
 
 	ASSERT_NE(NULL, ro);
 	ASSERT_NE(NULL, none);
@@ -232,6 +252,14 @@ TEST_F(reg, readonly_addr)
 	EXPECT_EQ(-EFAULT, ue_reg(fd, cmd, ro + 8, 8, 1, 0, NULL));
 	EXPECT_EQ(-EFAULT, ue_reg(fd, cmd, none, 4, 0, 0, NULL));
 	EXPECT_EQ(-ENOENT, ue_unreg(fd, ro, 0));
+	if (secret) {	/* CONFIG_SECRETMEM */
+		secret[0] = 1;	/* present and written by its owner */
+		EXPECT_EQ(-EFAULT, ue_reg(fd, cmd, secret, 4, 0, 0, NULL));
+		EXPECT_EQ(-ENOENT, ue_unreg(fd, secret, 0));
+		munmap(secret, getpagesize());
+	} else {
+		TH_LOG("no memfd_secret: that case not run");
+	}
 
 	munmap(ro, getpagesize());
 	munmap(none, getpagesize());
