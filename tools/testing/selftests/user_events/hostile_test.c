@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * user_events against programs that make the kernel's job hard: enable
- * words in memory that fork() does not copy, and a process that keeps its
- * own mmap_lock busy while tracers toggle its events.
+ * words in memory that fork() does not copy, a process that keeps its own
+ * mmap_lock busy while tracers toggle its events, enable pages that never
+ * fault in, many registrations of one event, and all of it at once by an
+ * unprivileged user while a privileged tracer works on other events.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 
 #include <pthread.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <linux/userfaultfd.h>
 
@@ -17,9 +20,12 @@
 
 /* Seconds the contention case runs: long enough for many toggles. */
 #define HO_CHURN_SECS	2
+/* Enablers one user may hold (absent on kernels without the limit) */
+#define HO_USER_MAX	"/proc/sys/user/max_user_event_enablers"
 
 FIXTURE(ho) {
 	struct ue_track t;
+	char user_max[32];	/* limit to restore, if changed */
 };
 
 FIXTURE_SETUP(ho)
@@ -31,6 +37,8 @@ FIXTURE_SETUP(ho)
 
 FIXTURE_TEARDOWN(ho)
 {
+	if (self->user_max[0])
+		ue_write_str(HO_USER_MAX, self->user_max, 0);
 	ue_track_cleanup(&self->t);
 }
 
@@ -47,7 +55,7 @@ static void ho_not_inherited(struct __test_metadata *_metadata,
 	__u32 *word = ue_map_page(PROT_READ | PROT_WRITE);
 	pid_t pid;
 
-	ASSERT_NE(MAP_FAILED, word);
+	ASSERT_NE(NULL, word);
 	ASSERT_EQ(0, madvise(word, getpagesize(), advice));
 	snprintf(cmd, sizeof(cmd), "%s u32 a", name);
 	ASSERT_EQ(0, ue_track_reg(t, cmd, word, 4, 3, NULL));
@@ -132,7 +140,7 @@ TEST_F(ho, bit_converges_under_mmap_churn)
 	int toggles = 0;
 	bool on = false;
 
-	ASSERT_NE(MAP_FAILED, word);
+	ASSERT_NE(NULL, word);
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_ho_churn u32 a", word, 4, 0,
 				  NULL));
 	ue_track_del(&self->t, "uet_ho_churn");
@@ -173,7 +181,7 @@ static bool ho_all_bits(const __u32 *words, int n, bool want, int secs)
 		}
 		if (ue_elapsed(&start) > secs)
 			return false;
-		sched_yield();
+		usleep(1000);	/* many checkers may wait: leave the CPU */
 	}
 	return true;
 }
@@ -193,7 +201,7 @@ TEST_F_TIMEOUT(ho, many_enablers_all_follow, 240)
 	int fd = ue_open_data(), i, toggles = 0;
 	bool on = false;
 
-	ASSERT_NE(MAP_FAILED, words);
+	ASSERT_NE(NULL, words);
 	ASSERT_LE(0, fd);
 	ASSERT_LE(HO_MANY / 8, getpagesize());
 	for (i = 0; i < HO_MANY; i++)
@@ -216,24 +224,34 @@ TEST_F_TIMEOUT(ho, many_enablers_all_follow, 240)
 
 #define HO_UFFD_WORDS	8	/* distinct enable words on the stuck page */
 
-/*
- * Make the page at @page missing and hand its faults to a userfaultfd
- * nobody reads: a fault there waits until the descriptor is closed.
- */
-static int ho_uffd_trap(void *page)
+/* A userfaultfd, or -1 (made while privileged, armed later). */
+static int ho_uffd_open(void)
 {
 	struct uffdio_api api = { .api = UFFD_API };
+	int fd = syscall(__NR_userfaultfd, O_CLOEXEC);
+
+	if (fd >= 0 && ioctl(fd, UFFDIO_API, &api)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Make the page at @page missing and hand its faults to the userfaultfd
+ * @fd, which nobody reads: a fault there waits until it is closed.
+ */
+static int ho_uffd_arm(int fd, void *page)
+{
 	struct uffdio_register reg = {
 		.range = { (unsigned long)page, getpagesize() },
 		.mode = UFFDIO_REGISTER_MODE_MISSING,
 	};
-	int fd = syscall(__NR_userfaultfd, O_CLOEXEC);
 
-	if (fd < 0 || ioctl(fd, UFFDIO_API, &api) ||
-	    madvise(page, getpagesize(), MADV_DONTNEED) ||
+	if (fd < 0 || madvise(page, getpagesize(), MADV_DONTNEED) ||
 	    ioctl(fd, UFFDIO_REGISTER, &reg))
 		return -1;
-	return fd;
+	return 0;
 }
 
 /*
@@ -250,7 +268,7 @@ TEST_F_TIMEOUT(ho, stuck_faults_stall_only_their_owner, 120)
 	char c = 0;
 	pid_t pid;
 
-	ASSERT_NE(MAP_FAILED, other);
+	ASSERT_NE(NULL, other);
 	ASSERT_EQ(0, pipe(ready));
 	ASSERT_EQ(0, pipe(hold));
 	pid = fork();
@@ -264,8 +282,8 @@ TEST_F_TIMEOUT(ho, stuck_faults_stall_only_their_owner, 120)
 			if (ue_reg(fd, "uet_ho_stuck u32 a", &words[4 * i], 4,
 				   0, 0, NULL))
 				_exit(2);
-		uffd = ho_uffd_trap(words);
-		c = uffd < 0;
+		uffd = ho_uffd_open();
+		c = ho_uffd_arm(uffd, words) < 0;
 		if (write(ready[1], &c, 1) != 1 || c)
 			_exit(3);
 		while (read(hold[0], &c, 1) > 0)
@@ -298,6 +316,468 @@ TEST_F_TIMEOUT(ho, stuck_faults_stall_only_their_owner, 120)
 	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_ho_stuck", false));
 	close(ready[0]);
 	close(ready[1]);
+}
+
+/*
+ * Everything at once: unprivileged users do their worst to one event while
+ * a privileged tracer works on others, and the tracer is never held up.
+ *
+ * The hostile user (nobody) runs UE_HOSTILE_PROCS processes that each hold
+ * UE_HOSTILE_ENABLERS registrations of uet_ho_load (one registers, the
+ * others are its forks) and fork children that exit at once, a process
+ * that keeps its own mmap_lock busy, one whose enable page sits behind a
+ * userfaultfd nobody serves and one whose enable page is MADV_WIPEONFORK,
+ * forking children that watch the wiped word. A root thread toggles
+ * uet_ho_load all the while. The tracer, at real-time priority (as is
+ * that root thread) so that it measures waiting for locks rather than for
+ * the CPU, meanwhile toggles
+ * another event, opens and closes a perf tracepoint and creates and deletes
+ * a probe event (a kprobe, or a uprobe on kernels without kprobes), each
+ * of which takes event_mutex, for UE_HOSTILE_SECS.
+ *
+ * Checked: every operation succeeds, the wiped words stay zero in the
+ * children and, once the forking stops, every hostile bit follows the
+ * final enable and disable. The longest wait of each operation is printed
+ * ("# V hostile_... NS" lines, read by make bench, which runs this case at
+ * full scale under -icount, where guest time counts instructions); this
+ * test does not judge it, since without -icount it measures the host.
+ */
+#define HO_UID		65534	/* the hostile user */
+#define HO_LOAD		"uet_ho_load"
+#define HO_LOAD_CMD	HO_LOAD " u32 a"
+#define HO_QUIET	"uet_ho_quiet"
+#define HO_PROBE	"uet_ho_probe"
+#define HO_PAUSE_US	10000	/* the tracer's pause between rounds */
+#define HO_TOGGLE_US	1000	/* root's pause between toggles */
+#define HO_SETUP_SECS	300	/* failure bounds */
+#define HO_CHECK_SECS	300
+
+struct ho_ctl {		/* shared by every process, __atomic accesses */
+	int ready;	/* hostile processes set up */
+	int go;		/* all are: start forking */
+	int stop;	/* stop forking and churning */
+	int phase;	/* 1: check the bits are set, 2: clear */
+	int checked[3];	/* processes done with phase n */
+	int wrong;	/* bits not right, wiped words written */
+	long forks;	/* children forked by hostile processes */
+};
+
+static int ho_get(int *v)
+{
+	return __atomic_load_n(v, __ATOMIC_ACQUIRE);
+}
+
+static void ho_add(int *v)
+{
+	__atomic_add_fetch(v, 1, __ATOMIC_RELEASE);
+}
+
+/* Wait up to @secs for *@v to reach @want. */
+static bool ho_wait_for(int *v, int want, int secs)
+{
+	struct timespec start;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (ho_get(v) < want) {
+		if (ue_elapsed(&start) > secs)
+			return false;
+		usleep(10000);
+	}
+	return true;
+}
+
+/* Become the hostile user: what is open or mapped stays. */
+static void ho_become_hostile(void)
+{
+	if (setresgid(HO_UID, HO_UID, HO_UID) ||
+	    setresuid(HO_UID, HO_UID, HO_UID))
+		_exit(10);
+}
+
+/* After the stop: check @n bits at @words in both phases, as told. */
+static void ho_check_phases(struct ho_ctl *ctl, const __u32 *words, int n)
+{
+	int phase;
+
+	for (phase = 1; phase <= 2; phase++) {
+		ho_wait_for(&ctl->phase, phase, INT_MAX);
+		if (!ho_all_bits(words, n, phase == 1, HO_CHECK_SECS))
+			ho_add(&ctl->wrong);
+		ho_add(&ctl->checked[phase]);
+	}
+}
+
+/* Fork children that exit at once until the stop. */
+static void ho_fork_loop(struct ho_ctl *ctl)
+{
+	int status;
+	pid_t pid;
+
+	ho_wait_for(&ctl->go, 1, INT_MAX);
+	while (!ho_get(&ctl->stop)) {
+		pid = fork();
+		if (!pid)
+			_exit(0);
+		if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+			usleep(1000);
+			continue;
+		}
+		__atomic_add_fetch(&ctl->forks, 1, __ATOMIC_RELAXED);
+	}
+}
+
+/*
+ * @procs processes with @n registrations each: this one registers, then
+ * forks the others, and reaps them at the end.
+ */
+static void ho_forkers(struct ho_ctl *ctl, int procs, int n)
+{
+	size_t len = (n / 8 + getpagesize()) & ~(size_t)(getpagesize() - 1);
+	__u32 *words = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int fd = ue_open_data(), i, status, ret = 0;
+	pid_t pid = 1;
+
+	if (words == MAP_FAILED || fd < 0)
+		_exit(2);
+	ho_become_hostile();
+	for (i = 0; i < n; i++)
+		if (ue_reg(fd, HO_LOAD_CMD, &words[i / 32], 4, i % 32, 0, NULL))
+			_exit(3);
+	for (i = 1; i < procs && pid > 0; i++)
+		pid = fork();
+	if (pid < 0)
+		_exit(4);
+	ho_add(&ctl->ready);
+	ho_fork_loop(ctl);
+	ho_check_phases(ctl, words, n);
+	if (!pid)
+		_exit(0);
+	while (waitpid(-1, &status, 0) > 0)
+		ret |= status;
+	_exit(ret ? 5 : 0);
+}
+
+/* A process that keeps its own mmap_lock busy. */
+static void ho_churner(struct ho_ctl *ctl)
+{
+	__u32 *word = ue_map_page(PROT_READ | PROT_WRITE);
+	struct ho_churn c = { 0 };
+	int fd = ue_open_data();
+	pthread_t th;
+
+	if (!word || fd < 0)
+		_exit(2);
+	ho_become_hostile();
+	if (ue_reg(fd, HO_LOAD_CMD, word, 4, 0, 0, NULL) ||
+	    pthread_create(&th, NULL, ho_churn_thread, &c))
+		_exit(3);
+	ho_add(&ctl->ready);
+	while (!ho_get(&ctl->stop))
+		usleep(10000);
+	__atomic_store_n(&c.stop, true, __ATOMIC_RELAXED);
+	pthread_join(th, NULL);
+	ho_check_phases(ctl, word, 1);
+	_exit(0);
+}
+
+/* A process whose enable words never fault in, until it exits. */
+static void ho_stuck(struct ho_ctl *ctl)
+{
+	__u32 *words = ue_map_page(PROT_READ | PROT_WRITE);
+	int fd = ue_open_data(), uffd = ho_uffd_open(), i;
+
+	if (!words || fd < 0)
+		_exit(2);
+	ho_become_hostile();
+	for (i = 0; i < HO_UFFD_WORDS; i++)
+		if (ue_reg(fd, HO_LOAD_CMD, &words[4 * i], 4, 0, 0, NULL))
+			_exit(3);
+	if (ho_uffd_arm(uffd, words))
+		_exit(4);
+	ho_add(&ctl->ready);
+	while (!ho_get(&ctl->stop))
+		usleep(10000);
+	_exit(0);
+}
+
+/* A registration on a MADV_WIPEONFORK page: children see zeroes only. */
+static void ho_wiper(struct ho_ctl *ctl)
+{
+	__u32 *word = ue_map_page(PROT_READ | PROT_WRITE);
+	int fd = ue_open_data(), status;
+	pid_t pid;
+
+	if (!word || fd < 0 ||
+	    madvise(word, getpagesize(), MADV_WIPEONFORK))
+		_exit(2);
+	ho_become_hostile();
+	if (ue_reg(fd, HO_LOAD_CMD, word, 4, 0, 0, NULL))
+		_exit(3);
+	ho_add(&ctl->ready);
+	ho_wait_for(&ctl->go, 1, INT_MAX);
+	while (!ho_get(&ctl->stop)) {
+		pid = fork();
+		if (!pid) {
+			usleep(2000);	/* the tracer toggles meanwhile */
+			_exit(__atomic_load_n(word, __ATOMIC_RELAXED) != 0);
+		}
+		if (pid > 0 && waitpid(pid, &status, 0) == pid && status)
+			ho_add(&ctl->wrong);
+	}
+	ho_check_phases(ctl, word, 1);
+	_exit(0);
+}
+
+/* The hostile processes but the forkers, each in a process of its own */
+static void (*const ho_roles[])(struct ho_ctl *ctl) = {
+	ho_churner, ho_stuck, ho_wiper, NULL,
+};
+
+struct ho_toggler {
+	bool stop;	/* __atomic accesses */
+	long toggles;
+	int failed;
+};
+
+/* Real-time priority for the calling thread, when it may have it. */
+static void ho_rt(bool on)
+{
+	struct sched_param rt = { .sched_priority = 1 }, other = { 0 };
+
+	sched_setscheduler(0, on ? SCHED_FIFO : SCHED_OTHER, on ? &rt : &other);
+}
+
+/*
+ * Toggle the hostile processes' event until told to stop, a toggle per
+ * millisecond, at real-time priority like the tracer: a toggle holding
+ * event_mutex must not wait for the CPU behind the hostile processes (no
+ * mutex lends its waiter's priority), or the tracer would measure that.
+ */
+static void *ho_toggle_thread(void *p)
+{
+	struct ho_toggler *tg = p;
+	bool on = false;
+
+	ho_rt(true);
+	while (!__atomic_load_n(&tg->stop, __ATOMIC_RELAXED)) {
+		on = !on;
+		tg->failed += !!ue_set_enable(UE_SYS, HO_LOAD, on);
+		tg->toggles++;
+		usleep(HO_TOGGLE_US);
+	}
+	return NULL;
+}
+
+enum { HO_OP_TOGGLE, HO_OP_PERF, HO_OP_PROBE, HO_OPS };
+
+static const char * const ho_op_name[HO_OPS] = {
+	[HO_OP_TOGGLE]	= "toggle",
+	[HO_OP_PERF]	= "perf",
+	[HO_OP_PROBE]	= "probe",
+};
+
+/* The tracer's operations: how many, how many failed, the longest. */
+struct ho_lat {
+	long long start;	/* ns, end of the previous operation */
+	long long max[HO_OPS];
+	long nr[HO_OPS];
+	int failed[HO_OPS];
+};
+
+static long long ho_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* An operation @op that returned @ret has just ended. */
+static void ho_lap(struct ho_lat *l, int op, int ret)
+{
+	long long now = ho_now();
+
+	if (now - l->start > l->max[op])
+		l->max[op] = now - l->start;
+	l->nr[op]++;
+	l->failed[op] += ret < 0;
+	l->start = now;
+}
+
+/*
+ * The probe event the tracer creates: a kprobe where the kernel has
+ * kprobe events, else a uprobe on this program (its creation takes the
+ * same locks; it is never enabled, so the offset is not used).
+ */
+static int ho_probe_cmd(char *path, size_t plen, char *cmd, size_t clen)
+{
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	ue_tpath(path, plen, "kprobe_events");
+	if (!access(path, W_OK)) {
+		snprintf(cmd, clen, "p:%s vfs_read", HO_PROBE);
+		return 0;
+	}
+	ue_tpath(path, plen, "uprobe_events");
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n < 0 || access(path, W_OK))
+		return -1;
+	exe[n] = '\0';
+	snprintf(cmd, clen, "p:%s %s:0x0", HO_PROBE, exe);
+	return 0;
+}
+
+/* The tracer's rounds for @secs; at real-time priority when it may. */
+static void ho_trace(struct ho_lat *l, int id, int secs)
+{
+	char path[PATH_MAX], cmd[PATH_MAX + 64];
+	struct timespec start;
+	int probe = !ho_probe_cmd(path, sizeof(path), cmd, sizeof(cmd));
+	int fd;
+
+	ho_rt(true);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (ue_elapsed(&start) < secs) {
+		l->start = ho_now();
+		ho_lap(l, HO_OP_TOGGLE, ue_set_enable(UE_SYS, HO_QUIET, true));
+		ho_lap(l, HO_OP_TOGGLE, ue_set_enable(UE_SYS, HO_QUIET, false));
+		fd = ue_perf_open(id, false);
+		ho_lap(l, HO_OP_PERF, fd);
+		if (fd >= 0)
+			close(fd);
+		ho_lap(l, HO_OP_PERF, 0);
+		if (probe) {
+			ho_lap(l, HO_OP_PROBE, ue_write_str(path, cmd, O_APPEND));
+			ho_lap(l, HO_OP_PROBE,
+			       ue_write_str(path, "-:" HO_PROBE, O_APPEND));
+		}
+		usleep(HO_PAUSE_US);
+	}
+	ho_rt(false);
+}
+
+/*
+ * Wait until @want hostile processes are set up: false if one of @pids
+ * ended first (they are then all stopped: they share the process group
+ * the harness made for this test).
+ */
+static bool ho_set_up(struct ho_ctl *ctl, int want, const pid_t *pids,
+		      int n)
+{
+	struct timespec start;
+	int i, status;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (ho_get(&ctl->ready) < want) {
+		for (i = 0; i < n; i++) {
+			if (!waitpid(pids[i], &status, WNOHANG) &&
+			    ue_elapsed(&start) < HO_SETUP_SECS)
+				continue;
+			signal(SIGTERM, SIG_IGN);
+			kill(0, SIGTERM);
+			return false;
+		}
+		usleep(10000);
+	}
+	return true;
+}
+
+/* Raise the per-user limit to @need if lower, keeping the old value. */
+static void ho_user_max(struct __test_metadata *_metadata, char *saved,
+			size_t len, long need)
+{
+	char *text = ue_read_all(HO_USER_MAX), val[32];
+
+	if (!text)
+		return;		/* no such limit */
+	if (atol(text) < need) {
+		snprintf(saved, len, "%s", text);
+		snprintf(val, sizeof(val), "%ld", need);
+		ASSERT_EQ(0, ue_write_str(HO_USER_MAX, val, 0));
+	}
+	free(text);
+}
+
+TEST_F_TIMEOUT(ho, tracers_not_stalled, 600)
+{
+	int procs = ue_env("UE_HOSTILE_PROCS", 4, 1, 256);
+	int n = ue_env("UE_HOSTILE_ENABLERS", 4096, 1, 65536);
+	int secs = ue_env("UE_HOSTILE_SECS", 3, 1, 3600);
+	int checkers = procs + 2, status, op, i;
+	struct ho_toggler tg = { 0 };
+	__u32 *quiet = ue_map_page(PROT_READ | PROT_WRITE);
+	struct ho_ctl *ctl;
+	struct ho_lat l = { 0 };
+	struct timespec start;
+	pid_t pids[4];
+	pthread_t th;
+
+	ASSERT_NE(NULL, quiet);
+	ctl = mmap(NULL, sizeof(*ctl), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ctl);
+	/* the forkers' children hold copies until they exit */
+	ho_user_max(_metadata, self->user_max, sizeof(self->user_max),
+		    2L * procs * n + 64);
+	ue_track_del(&self->t, HO_LOAD);
+
+	/* before our own registration: the forkers inherit nothing more */
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (i = 0; i < 4; i++) {
+		pids[i] = fork();
+		ASSERT_LE(0, pids[i]);
+		if (!pids[i] && ho_roles[i])
+			ho_roles[i](ctl);
+		if (!pids[i])
+			ho_forkers(ctl, procs, n);
+	}
+	ASSERT_TRUE(ho_set_up(ctl, procs + 3, pids, 4))
+		TH_LOG("a hostile process failed to set up");
+	TH_LOG("set up: %d processes x %d registrations in %.1f s", procs, n,
+	       ue_elapsed(&start));
+	ASSERT_EQ(0, ue_track_reg(&self->t, HO_QUIET " u32 a", quiet, 4, 0,
+				  NULL));
+	ue_track_del(&self->t, HO_QUIET);
+	ho_add(&ctl->go);
+
+	ASSERT_EQ(0, pthread_create(&th, NULL, ho_toggle_thread, &tg));
+	ho_trace(&l, ue_event_id(UE_SYS, HO_QUIET), secs);
+	__atomic_store_n(&tg.stop, true, __ATOMIC_RELAXED);
+	pthread_join(th, NULL);
+	__atomic_store_n(&ctl->stop, 1, __ATOMIC_RELEASE);
+
+	/* the forking stopped: every hostile bit follows the tracer */
+	TH_LOG("traced: %ld forks, %ld toggles", ctl->forks, tg.toggles);
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, HO_LOAD, true));
+	ho_add(&ctl->phase);
+	EXPECT_TRUE(ho_wait_for(&ctl->checked[1], checkers, HO_CHECK_SECS + 10));
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, HO_LOAD, false));
+	ho_add(&ctl->phase);
+	EXPECT_TRUE(ho_wait_for(&ctl->checked[2], checkers, HO_CHECK_SECS + 10));
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(pids[i], waitpid(pids[i], &status, 0));
+		EXPECT_EQ(0, status) TH_LOG("hostile process %d: %#x", i, status);
+	}
+	EXPECT_EQ(0, ho_get(&ctl->wrong));
+	EXPECT_EQ(0, tg.failed);
+	EXPECT_LT(0, tg.toggles);
+	EXPECT_LT(0, ctl->forks);
+
+	printf("# %d processes x %d registrations, %ld forks, %ld toggles of %s in %d s\n",
+	       procs, n, ctl->forks, tg.toggles, HO_LOAD, secs);
+	printf("# V hostile_forks %ld\n# V hostile_toggles %ld\n", ctl->forks,
+	       tg.toggles);
+	for (op = 0; op < HO_OPS; op++) {
+		EXPECT_EQ(0, l.failed[op]) TH_LOG("%s failed", ho_op_name[op]);
+		if (!l.nr[op])
+			continue;
+		printf("# V hostile_%s %lld\n", ho_op_name[op], l.max[op]);
+		printf("# %s: %ld operations, the longest %.3f ms\n",
+		       ho_op_name[op], l.nr[op], l.max[op] / 1e6);
+	}
+	munmap(ctl, sizeof(*ctl));
 }
 
 TEST_HARNESS_MAIN
