@@ -14,8 +14,19 @@
 #   BENCH_REPS=5       measurements per workload and boot
 #   BENCH_SCALE=1      multiplies every loop count
 #   BENCH_ONLY='...'   uebench -o groups (write perf peers disabled reg
-#                      toggle fork); default all
+#                      toggle toggle_many fork forkrace mem) and hostile;
+#                      default all
+#   BENCH_HOSTILE='UE_HOSTILE_PROCS=64 UE_HOSTILE_ENABLERS=65536 UE_HOSTILE_SECS=10'
+#                      the scale of hostile
 #   VM_SMP=1           vCPUs of the bench boots
+#
+# hostile: hostile_test's ho.tracers_not_stalled at full scale (64
+# unprivileged processes x 65,536 registrations of one event, forking,
+# beside a mmap_lock churner, a userfaultfd-stuck page and a
+# MADV_WIPEONFORK page, while root toggles that event): the longest a
+# privileged tracer's toggle of another event, perf tracepoint open or
+# close and probe event creation or deletion waited, once per kernel
+# (first boot pair only: it takes minutes).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -43,7 +54,27 @@ gcc -O2 -Wall -Wextra -Werror -pthread -isystem "$BUILD/obj-test/usr/include" \
 	-o "$OUT/uebench" "$WB_DIR/bench/uebench.c"
 
 args="-r $REPS -s $SCALE"
-for g in ${BENCH_ONLY:-}; do args+=" -o $g"; done
+hostile=1
+if [ -n "${BENCH_ONLY:-}" ]; then
+	hostile=0
+	for g in $BENCH_ONLY; do
+		if [ "$g" = hostile ]; then hostile=1; else args+=" -o $g"; fi
+	done
+	[ "$args" != "-r $REPS -s $SCALE" ] || args+=" -o none"
+fi
+# hostile runs the selftest itself: one implementation of the scenario
+hcmd=
+if [ "$hostile" = 1 ]; then
+	SELFTESTS_OUT=$OUT/selftests build_selftests
+	hcmd="; (echo 'L hostile_toggle longest write() to the enable file of another event while unprivileged users load one event (guest ns)'
+		echo 'L hostile_perf longest perf tracepoint open or close meanwhile (guest ns)'
+		echo 'L hostile_probe longest probe event creation or deletion meanwhile (guest ns)'
+		echo 'L hostile_forks forks the hostile processes completed meanwhile (count, higher is better)'
+		echo 'L hostile_toggles toggles of the loaded event by root meanwhile (count, higher is better)'
+		env ${BENCH_HOSTILE:-UE_HOSTILE_PROCS=64 UE_HOSTILE_ENABLERS=65536 UE_HOSTILE_SECS=10} \
+			$OUT/selftests/hostile_test -r ho.tracers_not_stalled |
+			sed -n 's/^# V /V /p; s/^# \(.*registrations.*\)/# hostile: \1/p')"
+fi
 
 export ICOUNT=1 VM_QUIET=1 VM_SMP=${VM_SMP:-1}
 start=$(date +%s)
@@ -53,14 +84,24 @@ for i in $(seq 1 "$PAIRS"); do
 		# run a copy in /tmp (tmpfs): the uprobe then sits on a local file
 		if ! KERNEL=$k VM_BZIMAGE=$OUT/bzImage-$k \
 			TIMEOUT=${TIMEOUT:-900} "$WB_DIR/vm.sh" \
-			"cp $OUT/uebench /tmp/uebench && /tmp/uebench $args" \
+			"cp $OUT/uebench /tmp/uebench && /tmp/uebench $args$hcmd" \
 			> "$RAW/$i-$k.txt" 2> "$RAW/$i-$k.log"; then
-			cat "$RAW/$i-$k.txt" "$RAW/$i-$k.log" >&2
-			die "bench boot $i ($k) failed"
+			# hostile may take a kernel down (upstream: out of
+			# memory); what uebench measured before it still counts
+			if [ -n "$hcmd" ] && grep -q '^# uebench' "$RAW/$i-$k.txt"; then
+				why=$(grep -m1 -o 'Kernel panic.*' "$RAW/$i-$k.log" ||
+					echo 'see the log')
+				echo "# hostile: did not finish: $why" >> "$RAW/$i-$k.txt"
+				log "bench boot $i ($k): hostile did not finish: $why"
+			else
+				cat "$RAW/$i-$k.txt" "$RAW/$i-$k.log" >&2
+				die "bench boot $i ($k) failed"
+			fi
 		fi
 		grep -h '^# ' "$RAW/$i-$k.txt" |
 			grep -v '^# uebench\|^# uprobe\|^# kernel' >&2 || true
 	done
+	hcmd=	# once per kernel
 done
 log "bench boots done in $(( $(date +%s) - start ))s"
 
