@@ -20,7 +20,10 @@
  * -----------------------------
  * user_event_mm.lock	the enablers of one mm (mm_link, words, nr_enablers). A
  *			registration holds it from the (address, bit) check
- *			until the enabler is linked.
+ *			until the enabler is linked. Fork (parent's and
+ *			child's) and teardown hold it across all the mm's
+ *			enablers and reschedule (uev_resched()) holding no
+ *			other lock.
  * event_mutex		(trace core) the event table (uev_table), the groups
  *			(uev_groups, their counts, their last put),
  *			creating and removing events, the dyn_event list,
@@ -79,10 +82,10 @@
  * A uev_group is referenced by each of its events and each file opened
  * in its namespace, and holds a reference on that user namespace; the last
  * put, under event_mutex, unhashes and frees it. The initial namespace's
- * group is static and keeps a reference of its own. A namespace therefore lives until its
- * last event is gone: an event a host tracer still holds outlives every
- * process of the namespace and goes, like any unused event, when the
- * tracer leaves (uev_reap_work).
+ * group is static and keeps a reference of its own. A namespace therefore
+ * lives until its last event is gone: an event a host tracer still holds
+ * outlives every process of the namespace and goes, like any unused event,
+ * when the tracer leaves (uev_reap_work).
  *
  * uev_file slots hold event references until the file is released, so the
  * write path needs no reference of its own. The slot table is replaced on
