@@ -20,12 +20,11 @@
 
 /* Seconds the contention case runs: long enough for many toggles. */
 #define HO_CHURN_SECS	2
-/* Enablers one user may hold (absent on kernels without the limit) */
-#define HO_USER_MAX	"/proc/sys/user/max_user_event_enablers"
 
 FIXTURE(ho) {
 	struct ue_track t;
 	char user_max[32];	/* limit to restore, if changed */
+	bool hostile;		/* hostile processes were started */
 };
 
 FIXTURE_SETUP(ho)
@@ -37,8 +36,16 @@ FIXTURE_SETUP(ho)
 
 FIXTURE_TEARDOWN(ho)
 {
+	/*
+	 * A test that failed half-way leaves hostile processes behind: stop
+	 * them (they share the process group the harness made for the test).
+	 */
+	if (self->hostile) {
+		signal(SIGTERM, SIG_IGN);
+		kill(0, SIGTERM);
+	}
 	if (self->user_max[0])
-		ue_write_str(HO_USER_MAX, self->user_max, 0);
+		ue_write_str(UE_USER_MAX_PATH, self->user_max, 0);
 	ue_track_cleanup(&self->t);
 }
 
@@ -658,11 +665,7 @@ static void ho_trace(struct ho_lat *l, int id, int secs)
 	ho_rt(false);
 }
 
-/*
- * Wait until @want hostile processes are set up: false if one of @pids
- * ended first (they are then all stopped: they share the process group
- * the harness made for this test).
- */
+/* Wait until @want hostile processes are set up; false if one of @pids ended. */
 static bool ho_set_up(struct ho_ctl *ctl, int want, const pid_t *pids,
 		      int n)
 {
@@ -671,14 +674,10 @@ static bool ho_set_up(struct ho_ctl *ctl, int want, const pid_t *pids,
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	while (ho_get(&ctl->ready) < want) {
-		for (i = 0; i < n; i++) {
-			if (!waitpid(pids[i], &status, WNOHANG) &&
-			    ue_elapsed(&start) < HO_SETUP_SECS)
-				continue;
-			signal(SIGTERM, SIG_IGN);
-			kill(0, SIGTERM);
-			return false;
-		}
+		for (i = 0; i < n; i++)
+			if (waitpid(pids[i], &status, WNOHANG) ||
+			    ue_elapsed(&start) > HO_SETUP_SECS)
+				return false;
 		usleep(10000);
 	}
 	return true;
@@ -688,14 +687,14 @@ static bool ho_set_up(struct ho_ctl *ctl, int want, const pid_t *pids,
 static void ho_user_max(struct __test_metadata *_metadata, char *saved,
 			size_t len, long need)
 {
-	char *text = ue_read_all(HO_USER_MAX), val[32];
+	char *text = ue_read_all(UE_USER_MAX_PATH), val[32];
 
 	if (!text)
 		return;		/* no such limit */
 	if (atol(text) < need) {
 		snprintf(saved, len, "%s", text);
 		snprintf(val, sizeof(val), "%ld", need);
-		ASSERT_EQ(0, ue_write_str(HO_USER_MAX, val, 0));
+		ASSERT_EQ(0, ue_write_str(UE_USER_MAX_PATH, val, 0));
 	}
 	free(text);
 }
@@ -725,6 +724,7 @@ TEST_F_TIMEOUT(ho, tracers_not_stalled, 600)
 
 	/* before our own registration: the forkers inherit nothing more */
 	clock_gettime(CLOCK_MONOTONIC, &start);
+	self->hostile = true;	/* the teardown stops what is left */
 	for (i = 0; i < 4; i++) {
 		pids[i] = fork();
 		ASSERT_LE(0, pids[i]);
@@ -760,6 +760,7 @@ TEST_F_TIMEOUT(ho, tracers_not_stalled, 600)
 		ASSERT_EQ(pids[i], waitpid(pids[i], &status, 0));
 		EXPECT_EQ(0, status) TH_LOG("hostile process %d: %#x", i, status);
 	}
+	self->hostile = false;	/* all reaped */
 	EXPECT_EQ(0, ho_get(&ctl->wrong));
 	EXPECT_EQ(0, tg.failed);
 	EXPECT_LT(0, tg.toggles);

@@ -269,7 +269,6 @@ TEST_F(limits, lower_than_count)
  * /proc/sys/user/max_user_event_enablers: the registrations of all the
  * processes of one user, inherited copies included (ENOSPC beyond it).
  */
-#define USER_MAX_PATH	"/proc/sys/user/max_user_event_enablers"
 #define USER_MAX	8
 #define UID_A		4242
 #define UID_B		4243
@@ -281,22 +280,22 @@ FIXTURE(user_enablers) {
 
 FIXTURE_SETUP(user_enablers)
 {
-	char *text = ue_read_all(USER_MAX_PATH);
+	char *text = ue_read_all(UE_USER_MAX_PATH);
 
 	self->saved[0] = '\0';
 	if (!ue_available() || !text)
-		SKIP(free(text); return, "no %s", USER_MAX_PATH);
+		SKIP(free(text); return, "no %s", UE_USER_MAX_PATH);
 	snprintf(self->saved, sizeof(self->saved), "%s", text);
 	free(text);
 	if (geteuid())
-		SKIP(return, "changing %s needs root", USER_MAX_PATH);
-	ASSERT_EQ(0, ue_write_str(USER_MAX_PATH, "8", 0));
+		SKIP(return, "changing %s needs root", UE_USER_MAX_PATH);
+	ASSERT_EQ(0, ue_write_str(UE_USER_MAX_PATH, "8", 0));
 }
 
 FIXTURE_TEARDOWN(user_enablers)
 {
 	if (self->saved[0] && !geteuid())
-		ue_write_str(USER_MAX_PATH, self->saved, 0);
+		ue_write_str(UE_USER_MAX_PATH, self->saved, 0);
 	ue_del_name("ue_lim_user");
 }
 

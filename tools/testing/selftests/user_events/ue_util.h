@@ -45,6 +45,8 @@
 /* Bound of every wait for the kernel or a tool: a failure bound only. */
 #define UE_WAIT_SECS	10
 #define UE_NAME_MAX	256
+/* Registrations one user may hold (kernels with the per-user limit) */
+#define UE_USER_MAX_PATH	"/proc/sys/user/max_user_event_enablers"
 
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
