@@ -305,7 +305,7 @@ run_at() {	# $1 = index, $2 = commit
 		[ -z "$prev" ] || new=$(join -v 1 <(echo "$fails") \
 			<(awk '$4 == "fail" { print $1 "/" $2 "/" $3 }' \
 				"$OUT/run-$prev/cases" | sort -u))
-		if [ -n "$fails" ] && [ -z "$new" -o "$i" = 0 ] &&
+		if [ -n "$fails" ] && { [ -z "$new" ] || [ "$i" = 0 ]; } &&
 		   ! grep -q '^error:' "$d/results.txt" &&
 		   grep -q ' 0 skipped$' "$d/summary"; then
 			carried=$fails
