@@ -64,7 +64,10 @@ APPEND+=" init=$WB_DIR/guest-init.sh panic=-1"
 # timeout: the virtio devices get no IRQ and the 9p root never mounts.
 # Route PCI IRQs without ACPI (SeaBIOS's $PIR table) there.
 [ "$KERNEL" = debug ] && APPEND+=" pci=noacpi"
-APPEND+=" ${APPEND_EXTRA:-}"
+# tracepoint_printk can be turned on at run time only when tp_printk was
+# given at boot; stop it at the end of boot (trace_output_test turns it on)
+TP_PRINTK="tp_printk tp_printk_stop_on_boot"
+APPEND+=" $TP_PRINTK ${APPEND_EXTRA:-}"
 
 # shellcheck disable=SC2206
 qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp "${VM_SMP:-2}" -m 2G
@@ -99,7 +102,7 @@ if [ "$ARCH" != x86_64 ]; then
 	qemu+=(-accel tcg -smp "${VM_SMP:-2}" -m 2G -nographic -no-reboot
 	       -monitor none -serial "file:$LOG" "${icount[@]}"
 	       -kernel "$BZIMAGE" -initrd "$INITRD"
-	       -append "console=$console panic=-1 ${APPEND_EXTRA:-}"
+	       -append "console=$console panic=-1 $TP_PRINTK ${APPEND_EXTRA:-}"
 	       -fsdev local,id=wbres,path="$RES",security_model=none
 	       ${QEMU_EXTRA:-})
 fi

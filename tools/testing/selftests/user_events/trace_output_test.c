@@ -4,6 +4,12 @@
  * of every event with all field types decoded (u8..s64, the C integer
  * names, char[N], __data_loc and __rel_loc strings, struct); the format
  * file describes them; event filters work on integer and string fields.
+ *
+ * consumer.*: every consumer that needs the trace core's full reserve and
+ * commit (a filter, triggers with and without a condition, pid filters,
+ * the stacktrace options, tp_printk) still sees the records of an event
+ * whose other records take the lean path, and so do a snapshot and an
+ * instance.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -29,39 +35,54 @@ struct uet_pt {
 #define UET_PT_INIT	{ 1, 2 }
 #endif
 
-FIXTURE(ftrace) {
+/* The event, registered and enabled in the top-level instance. */
+struct ft_event {
 	struct ue_session *s;
 	struct ue_event *e;
 	struct ue_track t;
 };
 
-FIXTURE_SETUP(ftrace)
+static void ft_setup(struct __test_metadata *_metadata, struct ft_event *f)
 {
 	struct timespec start;
 
-	self->s = NULL;
-	self->t.fd = -1;
+	f->s = NULL;
+	f->t.fd = -1;
 	if (!ue_available())
 		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
-	ASSERT_EQ(0, ue_track_init(&self->t));
-	ASSERT_EQ(0, ue_session_open(NULL, &self->s));
-	ASSERT_EQ(0, ue_register(self->s, FT_CMD, 0, &self->e));
+	ASSERT_EQ(0, ue_track_init(&f->t));
+	ASSERT_EQ(0, ue_session_open(NULL, &f->s));
+	ASSERT_EQ(0, ue_register(f->s, FT_CMD, 0, &f->e));
 	ASSERT_EQ(0, ue_tracing_on());
 	ASSERT_EQ(0, ue_trace_clear());
-	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, FT_NAME));
+	ASSERT_EQ(0, ue_track_enable(&f->t, UE_SYS, FT_NAME));
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	while (!ue_enabled(self->e))
+	while (!ue_enabled(f->e))
 		ASSERT_LT(ue_elapsed(&start), UE_WAIT_SECS);
 }
 
-FIXTURE_TEARDOWN(ftrace)
+static void ft_teardown(struct ft_event *f)
 {
 	char path[PATH_MAX];
 
 	ue_tpath(path, sizeof(path), "events/%s/%s/filter", UE_SYS, FT_NAME);
 	ue_write_str(path, "0", O_TRUNC);
-	ue_track_cleanup(&self->t);
-	ue_session_close(self->s);
+	ue_track_cleanup(&f->t);
+	ue_session_close(f->s);
+}
+
+FIXTURE(ftrace) {
+	struct ft_event f;
+};
+
+FIXTURE_SETUP(ftrace)
+{
+	ft_setup(_metadata, &self->f);
+}
+
+FIXTURE_TEARDOWN(ftrace)
+{
+	ft_teardown(&self->f);
 }
 
 static int ft_write(const struct ue_event *e, int j)
@@ -135,7 +156,7 @@ TEST_F(ftrace, trace_file)
 	int j;
 
 	for (j = 0; j < FT_COUNT; j++)
-		ASSERT_EQ(0, ft_write(self->e, j));
+		ASSERT_EQ(0, ft_write(self->f.e, j));
 
 	text = ue_trace_read();
 	ASSERT_NE(NULL, text);
@@ -155,7 +176,7 @@ TEST_F(ftrace, trace_pipe)
 	int j;
 
 	for (j = 0; j < FT_COUNT; j++)
-		ASSERT_EQ(0, ft_write(self->e, j));
+		ASSERT_EQ(0, ft_write(self->f.e, j));
 
 	text = read_pipe_all(FT_COUNT);
 	ASSERT_NE(NULL, text);
@@ -230,7 +251,7 @@ TEST_F(ftrace, filter)
 		ASSERT_EQ(0, ue_trace_clear());
 		ASSERT_EQ(0, ue_write_str(path, f[i].filter, O_TRUNC));
 		for (j = 0; j < FT_COUNT; j++)
-			ASSERT_EQ(0, ft_write(self->e, j));
+			ASSERT_EQ(0, ft_write(self->f.e, j));
 		text = ue_trace_read();
 		ASSERT_NE(NULL, text);
 		EXPECT_EQ(2, ue_count_str(text, FT_NAME ":"))
@@ -241,6 +262,230 @@ TEST_F(ftrace, filter)
 		}
 		free(text);
 	}
+}
+
+/*
+ * A tracefs file (or, starting with '/', any file) and what to write to
+ * it: "$PID" is the writer's pid, "$PPID" its parent's; a NULL value is
+ * mkdir() (rmdir() when undoing).
+ */
+struct ft_act {
+	const char *path, *val;
+};
+
+#define FT_EV		"events/" UE_SYS "/" FT_NAME "/"
+#define FT_INST		"instances/uet_ft_consumer"
+#define FT_KMSG		"/dev/kmsg"
+#define FT_TP_PRINTK	"/proc/sys/kernel/tracepoint_printk"
+
+FIXTURE(consumer) {
+	struct ft_event f;
+	int kmsg;
+};
+
+/*
+ * Turn a consumer on, write FT_COUNT records, then count @needle in
+ * @where: @want of them.  @after runs between the writes and the count,
+ * @off (in order) at the end.  A consumer this kernel lacks (@on fails
+ * with ENOENT, or tp_printk was not set up at boot) is a skip.
+ */
+FIXTURE_VARIANT(consumer) {
+	struct ft_act on[3], after[1], off[3];
+	const char *where, *needle, *absent;
+	int want;
+	const char *state, *state_val;	/* a file to read after the writes */
+};
+
+FIXTURE_VARIANT_ADD(consumer, filter) {
+	.on = { { FT_EV "filter", "c == 0x1235" } },
+	.off = { { FT_EV "filter", "0" } },
+	.where = "trace", .want = 1,
+};
+
+/* traceoff runs after the commit: the first record stops tracing */
+FIXTURE_VARIANT_ADD(consumer, trigger) {
+	.on = { { FT_EV "trigger", "traceoff" } },
+	.off = { { FT_EV "trigger", "!traceoff" }, { "tracing_on", "1" } },
+	.where = "trace", .want = 1,
+	.state = "tracing_on", .state_val = "0",
+};
+
+/* with a condition on the record: the third one stops tracing */
+FIXTURE_VARIANT_ADD(consumer, trigger_cond) {
+	.on = { { FT_EV "trigger", "traceoff if c == 0x1236" } },
+	.off = { { FT_EV "trigger", "!traceoff" }, { "tracing_on", "1" } },
+	.where = "trace", .want = 3,
+	.state = "tracing_on", .state_val = "0",
+};
+
+FIXTURE_VARIANT_ADD(consumer, pid_other) {
+	.on = { { "set_event_pid", "$PPID" } },
+	.off = { { "set_event_pid", "" } },
+	.where = "trace", .want = 0,
+};
+
+FIXTURE_VARIANT_ADD(consumer, pid_self) {
+	.on = { { "set_event_pid", "$PID" } },
+	.off = { { "set_event_pid", "" } },
+	.where = "trace", .want = FT_COUNT,
+};
+
+FIXTURE_VARIANT_ADD(consumer, notrace_pid_self) {
+	.on = { { "set_event_notrace_pid", "$PID" } },
+	.off = { { "set_event_notrace_pid", "" } },
+	.where = "trace", .want = 0,
+};
+
+FIXTURE_VARIANT_ADD(consumer, stacktrace) {
+	.on = { { "options/stacktrace", "1" } },
+	.off = { { "options/stacktrace", "0" } },
+	.where = "trace", .needle = "<stack trace>", .want = FT_COUNT,
+};
+
+FIXTURE_VARIANT_ADD(consumer, userstacktrace) {
+	.on = { { "options/userstacktrace", "1" } },
+	.off = { { "options/userstacktrace", "0" } },
+	.where = "trace", .needle = "<user stack trace>", .want = FT_COUNT,
+};
+
+/*
+ * Printed without their length: the fixed fields as bytes (upstream's
+ * print_event_fields() shows "<OVERFLOW>" for every field, and WARNs
+ * under lockdep).
+ */
+FIXTURE_VARIANT_ADD(consumer, tp_printk) {
+	.on = { { FT_TP_PRINTK, "1" } },
+	.off = { { FT_TP_PRINTK, "0" } },
+	.where = FT_KMSG, .needle = FT_NAME ": ", .want = FT_COUNT,
+	.absent = "<OVERFLOW>",
+	.state = FT_TP_PRINTK, .state_val = "1",
+};
+
+FIXTURE_VARIANT_ADD(consumer, snapshot) {
+	.after = { { "snapshot", "1" } },
+	.off = { { "snapshot", "0" } },
+	.where = "snapshot", .want = FT_COUNT,
+};
+
+FIXTURE_VARIANT_ADD(consumer, instance) {
+	.on = { { FT_INST, NULL }, { FT_INST "/" FT_EV "enable", "1" } },
+	.off = { { FT_INST "/" FT_EV "enable", "0" }, { FT_INST, NULL } },
+	.where = FT_INST "/trace", .want = FT_COUNT,
+};
+
+static char *ft_path(char *buf, size_t len, const char *path)
+{
+	if (path[0] == '/')
+		snprintf(buf, len, "%s", path);
+	else
+		ue_tpath(buf, len, "%s", path);
+	return buf;
+}
+
+/* Apply @a (undo it when @undo): 0 or -errno. */
+static int ft_act_do(const struct ft_act *a, bool undo)
+{
+	char path[PATH_MAX], val[32];
+
+	ft_path(path, sizeof(path), a->path);
+	if (!a->val)
+		return (undo ? rmdir(path) : mkdir(path, 0755)) ? -errno : 0;
+	if (!strcmp(a->val, "$PID") || !strcmp(a->val, "$PPID"))
+		snprintf(val, sizeof(val), "%d",
+			 strcmp(a->val, "$PID") ? getppid() : getpid());
+	else
+		snprintf(val, sizeof(val), "%s", a->val);
+	return ue_write_str(path, val, O_TRUNC);
+}
+
+/* What the kernel log got since @fd was opened (at its end). */
+static char *ft_kmsg_read(int fd)
+{
+	size_t cap = 1 << 16, used = 0;
+	char *buf = calloc(1, cap);
+	ssize_t n;
+
+	while (buf && used < cap - 1) {
+		n = read(fd, buf + used, cap - 1 - used);
+		if (n < 0 && errno == EPIPE)	/* overwritten: read on */
+			continue;
+		if (n <= 0)
+			break;
+		used += n;
+	}
+	return buf;
+}
+
+FIXTURE_SETUP(consumer)
+{
+	char path[PATH_MAX];
+	int i, ret;
+
+	self->kmsg = -1;
+	ft_setup(_metadata, &self->f);
+	if (!strcmp(variant->where, FT_KMSG)) {
+		self->kmsg = open(FT_KMSG, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		ASSERT_LE(0, self->kmsg);
+		ASSERT_LE(0, lseek(self->kmsg, 0, SEEK_END));
+	}
+	for (i = 0; i < ARRAY_SIZE(variant->on) && variant->on[i].path; i++) {
+		ret = ft_act_do(&variant->on[i], false);
+		if (ret == -ENOENT)
+			SKIP(return, "no %s", variant->on[i].path);
+		ASSERT_EQ(0, ret) TH_LOG("%s", variant->on[i].path);
+	}
+	if (variant->state && !strcmp(variant->state, FT_TP_PRINTK)) {
+		char *v = ue_read_all(ft_path(path, sizeof(path), FT_TP_PRINTK));
+
+		ret = v && v[0] == '1';
+		free(v);
+		if (!ret)
+			SKIP(return, "tracepoint_printk needs tp_printk at boot");
+	}
+}
+
+FIXTURE_TEARDOWN(consumer)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(variant->off) && variant->off[i].path; i++)
+		ft_act_do(&variant->off[i], true);
+	if (self->kmsg >= 0)
+		close(self->kmsg);
+	ft_teardown(&self->f);
+}
+
+TEST_F(consumer, sees_records)
+{
+	const char *needle = variant->needle ?: FT_NAME ":";
+	char path[PATH_MAX], *text;
+	int i, j;
+
+	for (j = 0; j < FT_COUNT; j++)
+		ASSERT_EQ(0, ft_write(self->f.e, j));
+	for (i = 0; i < ARRAY_SIZE(variant->after) && variant->after[i].path;
+	     i++)
+		ASSERT_EQ(0, ft_act_do(&variant->after[i], false));
+	if (variant->state && strcmp(variant->state, FT_TP_PRINTK)) {
+		text = ue_read_all(ft_path(path, sizeof(path), variant->state));
+		ASSERT_NE(NULL, text);
+		EXPECT_EQ(0, strncmp(text, variant->state_val,
+				     strlen(variant->state_val)))
+			TH_LOG("%s: %s", variant->state, text);
+		free(text);
+	}
+	if (self->kmsg >= 0)
+		text = ft_kmsg_read(self->kmsg);
+	else
+		text = ue_read_all(ft_path(path, sizeof(path), variant->where));
+	ASSERT_NE(NULL, text);
+	EXPECT_EQ(variant->want, ue_count_str(text, needle))
+		TH_LOG("%s in %s:\n%s", needle, variant->where, text);
+	if (variant->absent)
+		EXPECT_EQ(0, ue_count_str(text, variant->absent))
+			TH_LOG("%s in %s:\n%s", variant->absent,
+			       variant->where, text);
+	free(text);
 }
 
 int main(int argc, char **argv)
