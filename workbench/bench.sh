@@ -14,8 +14,8 @@
 #   BENCH_REPS=5       measurements per workload and boot
 #   BENCH_SCALE=1      multiplies every loop count
 #   BENCH_ONLY='...'   uebench -o groups (write perf peers disabled reg
-#                      toggle toggle_many fork forkrace mem) and hostile;
-#                      default all
+#                      toggle toggle_many fork forkrace mem), hostile and
+#                      profile; default all
 #   BENCH_HOSTILE='UE_HOSTILE_PROCS=64 UE_HOSTILE_ENABLERS=65536 UE_HOSTILE_SECS=10'
 #                      the scale of hostile
 #   VM_SMP=1           vCPUs of the bench boots
@@ -27,6 +27,10 @@
 # privileged tracer's toggle of another event, perf tracepoint open or
 # close and probe event creation or deletion waited, once per kernel
 # (first boot pair only: it takes minutes).
+#
+# profile: bench/profile.sh on each kernel, without -icount: the call tree
+# of single writes, stepped instruction by instruction with QEMU's gdbstub
+# (appended to the results).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -48,17 +52,22 @@ exec 9>"$BUILD/.build.lock"
 flock 9
 for k in test upstream; do
 	cp "$BUILD/obj-$k/arch/x86/boot/bzImage" "$OUT/bzImage-$k"
+	cp "$BUILD/obj-$k/System.map" "$OUT/System.map-$k"
 done
 exec 9>&-
 gcc -O2 -Wall -Wextra -Werror -pthread -isystem "$BUILD/obj-test/usr/include" \
 	-o "$OUT/uebench" "$WB_DIR/bench/uebench.c"
 
 args="-r $REPS -s $SCALE"
-hostile=1
+hostile=1 profile=1
 if [ -n "${BENCH_ONLY:-}" ]; then
-	hostile=0
+	hostile=0 profile=0
 	for g in $BENCH_ONLY; do
-		if [ "$g" = hostile ]; then hostile=1; else args+=" -o $g"; fi
+		case $g in
+		hostile) hostile=1 ;;
+		profile) profile=1 ;;
+		*) args+=" -o $g" ;;
+		esac
 	done
 	[ "$args" != "-r $REPS -s $SCALE" ] || args+=" -o none"
 fi
@@ -78,6 +87,10 @@ fi
 
 export ICOUNT=1 VM_QUIET=1 VM_SMP=${VM_SMP:-1}
 start=$(date +%s)
+# nothing to time (BENCH_ONLY=profile alone): no timed boots, no table
+timed=1
+[ "$hostile" = 1 ] || [ "$args" != "-r $REPS -s $SCALE -o none" ] || {
+	timed=0 PAIRS=0; }
 for i in $(seq 1 "$PAIRS"); do
 	for k in test upstream; do
 		log "bench boot $i/$PAIRS: $k"
@@ -103,9 +116,37 @@ for i in $(seq 1 "$PAIRS"); do
 	done
 	hcmd=	# once per kernel
 done
-log "bench boots done in $(( $(date +%s) - start ))s"
+[ "$timed" = 0 ] || log "bench boots done in $(( $(date +%s) - start ))s"
 
-python3 "$WB_DIR/bench/report.py" --pairs "$PAIRS" --reps "$REPS" \
-	--scale "$SCALE" --smp "$VM_SMP" "$RAW" > "$OUT/results.md"
+if [ "$timed" = 1 ]; then
+	python3 "$WB_DIR/bench/report.py" --pairs "$PAIRS" --reps "$REPS" \
+		--scale "$SCALE" --smp "$VM_SMP" "$RAW" > "$OUT/results.md"
+else
+	echo "# user_events: instruction profiles, ours and upstream" \
+		> "$OUT/results.md"
+fi
+if [ "$profile" = 1 ]; then
+	for k in test upstream; do
+		log "profile: $k"
+		"$WB_DIR/bench/profile.sh" "$k" "$OUT/bzImage-$k" \
+			"$OUT/System.map-$k" "$OUT/uebench" "$OUT/profile-$k"
+	done
+	{
+		echo
+		echo "## Profiles: one write of each kind, instruction by instruction"
+		echo
+		echo "From the syscall's entry to its return to user mode, stepped"
+		echo "with QEMU's gdbstub (workbench/bench/profile.sh); a function"
+		echo "under 4 instructions is counted in its caller's self column."
+		for name in ftrace ftrace_1k perf marker_raw; do
+			for k in test upstream; do
+				echo
+				echo "### $name, $k"
+				echo
+				cat "$OUT/profile-$k/$name.md"
+			done
+		done
+	} >> "$OUT/results.md"
+fi
 cat "$OUT/results.md"
 log "written to $OUT/results.md"

@@ -59,7 +59,7 @@ ensure_deps() {
 	local pkgs=(make gcc libc6-dev flex bison bc libelf-dev libssl-dev cpio
 		    kmod dwarves python3 xz-utils ccache qemu-system-x86 patch git
 		    linux-perf trace-cmd rsync gcc-i686-linux-gnu
-		    libc6-dev-i386-cross "$@")
+		    libc6-dev-i386-cross gdb "$@")
 	local missing=() p
 	case $ARCH in
 	arm64) pkgs+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm) ;;

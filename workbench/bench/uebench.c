@@ -20,7 +20,8 @@
  *	-r: measurements per workload (default 5)
  *	-s: multiplies every loop count (default 1)
  *	-o: run only the workload groups named (write, perf, peers,
- *	    disabled, reg, toggle, fork)
+ *	    disabled, reg, toggle, toggle_many, fork, forkrace, mem;
+ *	    profile runs only when named)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -1128,6 +1129,57 @@ static void wl_mem(void)
 	fflush(stdout);
 }
 
+/*
+ * profile (only when named with -o): PROFILE_N writes of each kind, for
+ * workbench/bench/profile.sh, which single-steps the last one of each in
+ * the kernel: the 8-byte event with ftrace, the 1 KiB one with ftrace,
+ * the 8-byte one with perf, and trace_marker_raw.  No timing: the steps are the measurement.
+ */
+#define PROFILE_N	200
+
+static void wl_profile(void)
+{
+	struct b8_rec r8 = { .v = { 42 } }, raw = { .idx = 1, .v = { 42 } };
+	static struct b1k_rec rk;
+	struct ctx c = { 0 };
+	int fd = data_open();
+
+	r8.idx = ue_reg(fd, "uebench_b8 u64 v", &enable_words[0], 0);
+	rk.idx = ue_reg(fd, "uebench_b1k __rel_loc char[] s",
+			&enable_words[3], 0);
+	rk.loc = DYN_LOC(0, STR_LEN);
+	memset(rk.str, 'x', STR_LEN - 1);
+	c.fd = fd;
+	c.buf = &r8;
+	c.len = sizeof(r8);
+	event_enable("uebench_b8", true);
+	op_write(&c, PROFILE_N);
+	event_enable("uebench_b8", false);
+	c.buf = &rk;
+	c.len = sizeof(rk);
+	event_enable("uebench_b1k", true);
+	op_write(&c, PROFILE_N);
+	event_enable("uebench_b1k", false);
+	ue_unreg(fd, &enable_words[3], 0);
+	c.buf = &r8;
+	c.len = sizeof(r8);
+	perf_open(&c, "uebench_b8");
+	op_write(&c, PROFILE_N);
+	munmap(c.pm, c.ring + sysconf(_SC_PAGESIZE));
+	close(c.perf_fd);
+	ue_unreg(fd, &enable_words[0], 0);
+	close(fd);
+
+	c.fd = open(TRACEFS "/trace_marker_raw", O_WRONLY | O_CLOEXEC);
+	if (c.fd < 0)
+		die("open trace_marker_raw");
+	c.buf = &raw;
+	c.len = sizeof(raw);
+	op_write(&c, PROFILE_N);
+	close(c.fd);
+	printf("# profile: %d writes of each kind done\n", PROFILE_N);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -1142,6 +1194,7 @@ static const struct {
 	{ "fork", wl_fork },
 	{ "forkrace", wl_forkrace },
 	{ "mem", wl_mem },
+	{ "profile", wl_profile },	/* only when named */
 };
 
 static bool selected(const char *name)
@@ -1149,7 +1202,7 @@ static bool selected(const char *name)
 	int i;
 
 	if (!nr_only)
-		return true;
+		return strcmp(name, "profile") != 0;
 	for (i = 0; i < nr_only; i++)
 		if (!strcmp(only[i], name))
 			return true;
