@@ -2359,10 +2359,12 @@ static void uev_perf_probe(void *data, struct uev_write *w)
 {
 	struct trace_event_call *call = data;
 	struct hlist_head *head = this_cpu_ptr(call->perf_events);
+	bool bpf = bpf_prog_array_valid(call);
 	struct trace_entry *entry;
+	struct pt_regs *regs;
 	int size, rctx;
 
-	if (!bpf_prog_array_valid(call) && hlist_empty(head))
+	if (!bpf && hlist_empty(head))
 		return;
 	size = ALIGN(sizeof(*entry) + w->len + sizeof(u32), sizeof(u64)) -
 	       sizeof(u32);
@@ -2378,8 +2380,18 @@ static void uev_perf_probe(void *data, struct uev_write *w)
 		perf_swevent_put_recursion_context(rctx);
 		return;
 	}
-	perf_trace_run_bpf_submit(entry, size, rctx, call, 1,
-				  task_pt_regs(current), head, NULL);
+	regs = task_pt_regs(current);
+	/*
+	 * Without a BPF program perf_trace_run_bpf_submit() is a call of
+	 * perf_tp_event() with its arguments passed on: save it the trip.
+	 * A program attached since the test above sees the next write.
+	 */
+	if (bpf)
+		perf_trace_run_bpf_submit(entry, size, rctx, call, 1, regs, head,
+					  NULL);
+	else
+		perf_tp_event(call->event.type, 1, entry, size, regs, head, rctx,
+			      NULL);
 	w->committed++;
 }
 #else
