@@ -1781,33 +1781,9 @@ static struct trace_event_fields *uev_fields_alloc(const struct uev_format *fmt)
 	return arr;
 }
 
-/*
- * tp_printk (output_printk()) hands over a record without its length
- * (iter->ent_size is 0) and without trace_event_sem, which
- * print_event_fields() asserts and needs the length of: print the fixed
- * fields as bytes in memory order instead.
- */
-static enum print_line_t uev_print_raw(struct trace_iterator *iter,
-				       struct user_event *ev)
-{
-	const u8 *data = (const u8 *)(iter->ent + 1);
-	u32 off, n;
-
-	trace_seq_printf(&iter->seq, "%s: ", trace_event_name(&ev->call));
-	for (off = 0; off < ev->fmt->size; off += n) {
-		n = min(ev->fmt->size - off, 64U);
-		trace_seq_printf(&iter->seq, "%*phN", n, data + off);
-	}
-	trace_seq_putc(&iter->seq, '\n');
-	return trace_handle_return(&iter->seq);
-}
-
 static enum print_line_t uev_print_trace(struct trace_iterator *iter,
 					 int flags, struct trace_event *event)
 {
-	if (unlikely(!iter->ent_size))
-		return uev_print_raw(iter, container_of(event, struct user_event,
-							call.event));
 	return print_event_fields(iter, event);
 }
 

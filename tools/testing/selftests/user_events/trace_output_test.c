@@ -292,6 +292,7 @@ FIXTURE(consumer) {
 FIXTURE_VARIANT(consumer) {
 	struct ft_act on[3], after[1], off[3];
 	const char *where, *needle, *absent;
+	bool decoded;			/* each record's ft_text() once */
 	int want;
 	const char *state, *state_val;	/* a file to read after the writes */
 };
@@ -349,14 +350,23 @@ FIXTURE_VARIANT_ADD(consumer, userstacktrace) {
 };
 
 /*
- * Printed without their length: the fixed fields as bytes (upstream's
- * print_event_fields() shows "<OVERFLOW>" for every field, and WARNs
- * under lockdep).
+ * Every record decoded as trace shows it (6.12's output_printk() hands
+ * print_event_fields() no record length: "<OVERFLOW>" for every field,
+ * and a lockdep WARN).
  */
 FIXTURE_VARIANT_ADD(consumer, tp_printk) {
 	.on = { { FT_TP_PRINTK, "1" } },
 	.off = { { FT_TP_PRINTK, "0" } },
-	.where = FT_KMSG, .needle = FT_NAME ": ", .want = FT_COUNT,
+	.where = FT_KMSG, .decoded = true, .want = FT_COUNT,
+	.absent = "<OVERFLOW>",
+	.state = FT_TP_PRINTK, .state_val = "1",
+};
+
+/* a filter that passes all: the record is built in the buffered event */
+FIXTURE_VARIANT_ADD(consumer, tp_printk_filtered) {
+	.on = { { FT_EV "filter", "c != 0" }, { FT_TP_PRINTK, "1" } },
+	.off = { { FT_TP_PRINTK, "0" }, { FT_EV "filter", "0" } },
+	.where = FT_KMSG, .decoded = true, .want = FT_COUNT,
 	.absent = "<OVERFLOW>",
 	.state = FT_TP_PRINTK, .state_val = "1",
 };
@@ -458,7 +468,7 @@ FIXTURE_TEARDOWN(consumer)
 TEST_F(consumer, sees_records)
 {
 	const char *needle = variant->needle ?: FT_NAME ":";
-	char path[PATH_MAX], *text;
+	char path[PATH_MAX], line[512], *text;
 	int i, j;
 
 	for (j = 0; j < FT_COUNT; j++)
@@ -481,6 +491,11 @@ TEST_F(consumer, sees_records)
 	ASSERT_NE(NULL, text);
 	EXPECT_EQ(variant->want, ue_count_str(text, needle))
 		TH_LOG("%s in %s:\n%s", needle, variant->where, text);
+	for (j = 0; variant->decoded && j < FT_COUNT; j++) {
+		ft_text(line, sizeof(line), j);
+		EXPECT_EQ(1, ue_count_str(text, line))
+			TH_LOG("%s in %s:\n%s", line, variant->where, text);
+	}
 	if (variant->absent)
 		EXPECT_EQ(0, ue_count_str(text, variant->absent))
 			TH_LOG("%s in %s:\n%s", variant->absent,
