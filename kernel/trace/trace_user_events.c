@@ -567,19 +567,26 @@ static struct uev_format *uev_format_build(const char *name,
 {
 	size_t bytes = struct_size_t(struct uev_format, fields, n);
 	struct uev_format *fmt;
+	struct uev_loc *loc;
 	char *str;
 	u32 off = 0;
-	int i;
+	int i, nr_locs = 0;
 
 	bytes += strlen(name) + 1;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		bytes += strlen(tmp[i].type) + strlen(tmp[i].name) + 2;
+		if (tmp[i].kind >= UEV_FIELD_DATA_LOC)
+			nr_locs++;
+	}
+	bytes += nr_locs * sizeof(*loc);
 
 	fmt = kzalloc(bytes, GFP_KERNEL_ACCOUNT);
 	if (!fmt)
 		return ERR_PTR(-ENOMEM);
 	fmt->nr_fields = n;
-	str = (char *)&fmt->fields[n];
+	fmt->nr_locs = nr_locs;
+	loc = (struct uev_loc *)uev_format_locs(fmt);
+	str = (char *)&loc[nr_locs];
 	fmt->name = str;
 	str = uev_strcpy_end(str, name) + 1;
 
@@ -597,9 +604,13 @@ static struct uev_format *uev_format_build(const char *name,
 		/* Any dynamic field of a char type holds a C string. */
 		f->is_string = f->kind >= UEV_FIELD_DATA_LOC &&
 			       strstr(f->type, "char");
-		off += f->size;
 		if (f->kind >= UEV_FIELD_DATA_LOC)
-			fmt->nr_locs++;
+			*loc++ = (struct uev_loc){
+				.offset = off,
+				.rel = f->kind == UEV_FIELD_REL_LOC,
+				.is_string = f->is_string,
+			};
+		off += f->size;
 	}
 	fmt->size = off;
 	return fmt;
@@ -828,47 +839,6 @@ void uev_format_print(const struct uev_format *fmt, struct seq_file *m)
 		if (f->kind == UEV_FIELD_STRUCT)
 			seq_printf(m, " %u", f->size);
 	}
-}
-
-/**
- * uev_format_check_record() - check the dynamic fields of a record
- * @fmt: the event format
- * @rec: the record: @hdr bytes of common fields, then the payload
- * @len: bytes in @rec
- * @hdr: size of the common fields before the payload
- *
- * A __data_loc word holds (length << 16 | offset from the record start),
- * a __rel_loc word (length << 16 | offset from the end of the word). The
- * data must lie inside the record, and char strings must end with a NUL
- * inside their length. @rec is kernel memory the caller owns (the copy in
- * the consumer's buffer), so nothing can change it while it is checked.
- *
- * Return: 0, or -EFAULT for a location outside the record or an
- * unterminated string.
- */
-int uev_format_check_record(const struct uev_format *fmt, const void *rec,
-			    u32 len, u32 hdr)
-{
-	const u8 *base = rec;
-	u32 loc, start, size;
-	int i;
-
-	for (i = 0; i < fmt->nr_fields; i++) {
-		const struct uev_field *f = &fmt->fields[i];
-
-		if (f->kind < UEV_FIELD_DATA_LOC)
-			continue;
-		loc = get_unaligned((const u32 *)(base + hdr + f->offset));
-		start = loc & 0xffff;
-		size = loc >> 16;
-		if (f->kind == UEV_FIELD_REL_LOC)
-			start += hdr + f->offset + sizeof(u32);
-		if (start + size > len)
-			return -EFAULT;
-		if (f->is_string && (!size || base[start + size - 1]))
-			return -EFAULT;
-	}
-	return 0;
 }
 
 /* ---------------------------------------------------------------------

@@ -8,6 +8,7 @@
 
 #include <linux/limits.h>
 #include <linux/types.h>
+#include <linux/unaligned.h>
 
 /* Longest DIAG_IOCSREG command, without the terminating NUL (as upstream). */
 #define UEV_CMD_MAX		511
@@ -50,6 +51,18 @@ struct uev_field {
 };
 
 /**
+ * struct uev_loc - a __data_loc/__rel_loc field, as a write checks it
+ * @offset:	offset of its location word in the payload
+ * @rel:	a __rel_loc field: the data offset counts from the word's end
+ * @is_string:	the data must be a NUL-terminated string
+ */
+struct uev_loc {
+	u32	offset;
+	bool	rel;
+	bool	is_string;
+};
+
+/**
  * struct uev_format - a parsed event command: its name and fields
  * @name:	event name as registered (without any multi-format id)
  * @size:	bytes of fixed fields, the smallest valid payload
@@ -57,7 +70,8 @@ struct uev_field {
  * @nr_locs:	number of __data_loc/__rel_loc fields (checked on write)
  * @fields:	the fields in declaration order
  *
- * One allocation holds the structure and all of its strings; free it
+ * One allocation holds the structure, then @nr_locs &struct uev_loc
+ * after @fields (uev_format_locs()), then all of its strings; free it
  * with kfree().
  */
 struct uev_format {
@@ -103,7 +117,52 @@ void uev_format_print(const struct uev_format *fmt, struct seq_file *m);
 u8 uev_long_bit(unsigned int off, u8 size, u8 bit, bool big_endian,
 		unsigned int long_size);
 #endif
-int uev_format_check_record(const struct uev_format *fmt, const void *rec,
-			    u32 len, u32 hdr);
+
+/* The dynamic fields of @fmt, @fmt->nr_locs of them, in field order. */
+static inline const struct uev_loc *
+uev_format_locs(const struct uev_format *fmt)
+{
+	return (const struct uev_loc *)&fmt->fields[fmt->nr_fields];
+}
+
+/**
+ * uev_format_check_record() - check the dynamic fields of a record
+ * @fmt: the event format
+ * @rec: the record: @hdr bytes of common fields, then the payload
+ * @len: bytes in @rec
+ * @hdr: size of the common fields before the payload
+ *
+ * A __data_loc word holds (length << 16 | offset from the record start),
+ * a __rel_loc word (length << 16 | offset from the end of the word). The
+ * data must lie inside the record, and char strings must end with a NUL
+ * inside their length. @rec is kernel memory the caller owns (the copy in
+ * the consumer's buffer), so nothing can change it while it is checked.
+ * Inline: every write of an event with dynamic fields runs it.
+ *
+ * Return: 0, or -EFAULT for a location outside the record or an
+ * unterminated string.
+ */
+static __always_inline int uev_format_check_record(const struct uev_format *fmt,
+						   const void *rec, u32 len,
+						   u32 hdr)
+{
+	const struct uev_loc *l = uev_format_locs(fmt);
+	const struct uev_loc *end = l + fmt->nr_locs;
+	const u8 *base = rec;
+	u32 loc, start, size;
+
+	for (; l < end; l++) {
+		loc = get_unaligned((const u32 *)(base + hdr + l->offset));
+		start = loc & 0xffff;
+		size = loc >> 16;
+		if (l->rel)
+			start += hdr + l->offset + sizeof(u32);
+		if (start + size > len)
+			return -EFAULT;
+		if (l->is_string && (!size || base[start + size - 1]))
+			return -EFAULT;
+	}
+	return 0;
+}
 
 #endif /* _TRACE_USER_EVENTS_H */
