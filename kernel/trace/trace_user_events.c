@@ -139,11 +139,12 @@
 /* Default of /proc/sys/user/max_user_event_enablers: enablers per user. */
 #define UEV_USER_ENABLERS_MAX	(16 * UEV_MM_ENABLERS_MAX)
 /*
- * Buckets of the per-mm (address, bit) hash: 4 in the structure, so that a
- * process with a few registrations pays for no table; a table four times
- * larger replaces them whenever chains average more than two.
+ * Buckets of the per-mm (address, bit) hash: one in the structure, so that
+ * a process with one or two registrations pays for no table (nor for empty
+ * buckets); a table four times larger replaces the current one whenever
+ * chains average more than two.
  */
-#define UEV_MM_WORDS_MIN_BITS	2
+#define UEV_MM_WORDS_MIN_BITS	0
 /* Write indexes one open file may hold. */
 #define UEV_FILE_SLOTS_MAX	65536
 /* Payloads from this size on are copied with non-temporal stores. */
@@ -1063,6 +1064,9 @@ static struct hlist_head *uev_words_chain(struct user_event_mm *uemm,
 					  unsigned long addr)
 {
 	lockdep_assert_held(&uemm->lock);
+	/* hash_long() cannot make 0 bits: it would shift by BITS_PER_LONG */
+	if (!uemm->words_bits)
+		return uemm->words;
 	return &uemm->words[hash_long(uev_word(addr), uemm->words_bits)];
 }
 
@@ -2461,11 +2465,33 @@ static ssize_t uev_data_write_iter(struct kiocb *kiocb, struct iov_iter *from)
  * user_events_data: registration ioctls
  */
 
+/*
+ * An empty write-index table of at least @want slots, and of as many more
+ * as its allocation has room for, up to UEV_FILE_SLOTS_MAX. A file's first
+ * table has one slot (32 bytes); each later one at least twice as many.
+ */
+static struct uev_slots *uev_slots_alloc(u32 want)
+{
+	struct uev_slots *slots;
+	size_t bytes;
+	u32 cap;
+
+	want = min_t(u32, want, UEV_FILE_SLOTS_MAX);
+	bytes = kmalloc_size_roundup(struct_size(slots, ev, want));
+	cap = (bytes - offsetof(struct uev_slots, ev)) / sizeof(slots->ev[0]);
+	cap = clamp_t(u32, cap, want, UEV_FILE_SLOTS_MAX);
+	/* up to 512 KiB: not one high-order allocation */
+	slots = kvzalloc(struct_size(slots, ev, cap), GFP_KERNEL_ACCOUNT);
+	if (slots)
+		slots->cap = cap;
+	return slots;
+}
+
 /* Slot of @ev in @uf's write-index table, added with a reference. */
 static int uev_file_slot(struct uev_file *uf, struct user_event *ev)
 {
 	struct uev_slots *slots, *bigger;
-	u32 i, cap;
+	u32 i;
 	int ret;
 
 	mutex_lock(&uf->lock);
@@ -2477,16 +2503,13 @@ static int uev_file_slot(struct uev_file *uf, struct user_event *ev)
 		}
 	}
 	if (!slots || slots->nr == slots->cap) {
-		cap = slots ? slots->cap * 2 : 8;
 		ret = -EMFILE;
-		if (cap > UEV_FILE_SLOTS_MAX)
+		if (slots && slots->cap == UEV_FILE_SLOTS_MAX)
 			goto out;
 		ret = -ENOMEM;
-		/* up to 512 KiB: not one high-order allocation */
-		bigger = kvzalloc(struct_size(bigger, ev, cap), GFP_KERNEL_ACCOUNT);
+		bigger = uev_slots_alloc(slots ? slots->cap * 2 : 1);
 		if (!bigger)
 			goto out;
-		bigger->cap = cap;
 		if (slots) {
 			memcpy(bigger->ev, slots->ev, slots->nr * sizeof(ev));
 			bigger->nr = slots->nr;
