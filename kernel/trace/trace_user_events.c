@@ -195,7 +195,9 @@
  * @sync_work:	visits them when a toggle left some
  * @reap_link:	on uev_reap_list while unused, not persistent and just left
  *		by its last tracer (event_mutex)
- * @tp_name:	tracepoint name: the event name, or name.<hex id> (multi-format)
+ * @tp_name:	tracepoint name: the event name, or name.<hex id> (multi-format);
+ *		an allocation of its own, so that events come from a cache of
+ *		their exact size (uev_event_cache)
  */
 struct user_event {
 	struct trace_event_call		call;
@@ -216,8 +218,11 @@ struct user_event {
 	unsigned int			sync_left;
 	struct work_struct		sync_work;
 	struct list_head		reap_link;
-	char				tp_name[];
+	char				*tp_name;
 };
+
+/* Events come by the thousand: a cache of their size, not kmalloc-512. */
+static struct kmem_cache *uev_event_cache __ro_after_init;
 
 /**
  * struct uev_enabler - one registered (address, bit) of one mm for an event
@@ -587,8 +592,8 @@ static struct uev_format *uev_format_build(const char *name,
 	fmt->nr_fields = n;
 	fmt->nr_locs = nr_locs;
 	loc = (struct uev_loc *)uev_format_locs(fmt);
+	/* the name first: uev_format_name() finds it there */
 	str = (char *)&loc[nr_locs];
-	fmt->name = str;
 	str = uev_strcpy_end(str, name) + 1;
 
 	for (i = 0; i < n; i++) {
@@ -832,7 +837,7 @@ void uev_format_print(const struct uev_format *fmt, struct seq_file *m)
 {
 	int i;
 
-	seq_puts(m, fmt->name);
+	seq_puts(m, uev_format_name(fmt));
 	for (i = 0; i < fmt->nr_fields; i++) {
 		const struct uev_field *f = &fmt->fields[i];
 
@@ -1782,14 +1787,14 @@ static const char *uev_field_conv(const struct uev_field *f)
  */
 static char *uev_print_fmt(const struct uev_format *fmt)
 {
+	char *buf __free(kfree) = NULL;
 	size_t len = 3;
 	struct seq_buf s;
-	char *buf;
 	int i;
 
 	for (i = 0; i < fmt->nr_fields; i++)
 		len += 2 * strlen(fmt->fields[i].name) + 24;
-	buf = kmalloc(len, GFP_KERNEL_ACCOUNT);
+	buf = kmalloc(len, GFP_KERNEL);
 	if (!buf)
 		return NULL;
 	seq_buf_init(&s, buf, len);
@@ -1811,16 +1816,17 @@ static char *uev_print_fmt(const struct uev_format *fmt)
 	}
 	seq_buf_str(&s);
 	WARN_ON_ONCE(seq_buf_has_overflowed(&s));
-	return buf;
+	/* it lives as long as the event: no room to spare */
+	return kstrdup(buf, GFP_KERNEL_ACCOUNT);
 }
 
 static void uev_event_free(struct user_event *ev)
 {
 	uev_group_put_locked(ev->group);
-	kfree(ev->class.fields_array);
 	kfree(ev->call.print_fmt);
 	kfree(ev->fmt);
-	kfree(ev);
+	kfree(ev->tp_name);
+	kmem_cache_free(uev_event_cache, ev);
 }
 
 static int uev_event_reg(struct trace_event_call *call, enum trace_reg type,
@@ -1835,29 +1841,28 @@ static void uev_perf_probe(void *data, struct uev_write *w);
 static struct user_event *uev_event_alloc(struct uev_group *g,
 					  struct uev_format *fmt, u16 flags)
 {
-	size_t name_len = strlen(fmt->name) + 1;
+	size_t name_len = strlen(uev_format_name(fmt)) + 1;
 	struct user_event *ev;
 
 	if (flags & USER_EVENT_REG_MULTI_FORMAT)
 		name_len += 1 + 16;	/* ".<hex id>" */
-	ev = kzalloc(struct_size(ev, tp_name, name_len), GFP_KERNEL_ACCOUNT);
+	ev = kmem_cache_zalloc(uev_event_cache, GFP_KERNEL_ACCOUNT);
 	if (!ev)
 		goto nomem;
 	ev->fmt = fmt;
 	ev->group = g;
 	refcount_inc(&g->refs);
-	if (flags & USER_EVENT_REG_MULTI_FORMAT)
-		snprintf(ev->tp_name, name_len, "%s.%llx", fmt->name,
-			 (u64)atomic64_inc_return(&uev_next_id));
-	else
-		strscpy(ev->tp_name, fmt->name, name_len);
-
+	ev->tp_name = kmalloc(name_len, GFP_KERNEL_ACCOUNT);
 	ev->call.print_fmt = uev_print_fmt(fmt);
-	ev->class.fields_array = uev_fields_alloc(fmt);
-	if (!ev->call.print_fmt || !ev->class.fields_array) {
+	if (!ev->tp_name || !ev->call.print_fmt) {
 		uev_event_free(ev);
 		return ERR_PTR(-ENOMEM);
 	}
+	if (flags & USER_EVENT_REG_MULTI_FORMAT)
+		snprintf(ev->tp_name, name_len, "%s.%llx", uev_format_name(fmt),
+			 (u64)atomic64_inc_return(&uev_next_id));
+	else
+		strscpy(ev->tp_name, uev_format_name(fmt), name_len);
 
 	ev->reg_flags = flags;
 	mutex_init(&ev->lock);
@@ -1938,8 +1943,12 @@ static void uev_reap(struct work_struct *work)
 	mutex_unlock(&event_mutex);
 }
 
+/* What class.fields_array holds once the trace core has read it. */
+static struct trace_event_fields uev_fields_none[1];
+
 static int uev_event_register(struct user_event *ev)
 {
+	struct trace_event_fields *fields __free(kfree) = NULL;
 	int ret;
 
 	lockdep_assert_held(&event_mutex);
@@ -1947,15 +1956,26 @@ static int uev_event_register(struct user_event *ev)
 		uev_reap_locked();
 	if (!uev_group_has_room(ev->group))
 		return -EMFILE;
+	fields = uev_fields_alloc(ev->fmt);
+	if (!fields)
+		return -ENOMEM;
 	if (!register_trace_event(&ev->call.event))
 		return -ENODEV;
+	/*
+	 * trace_add_event_call() builds the event's field list from the
+	 * array, and nothing reads the array again: free it (96 bytes or
+	 * more per event).
+	 */
+	ev->class.fields_array = fields;
 	ret = trace_add_event_call(&ev->call);
+	ev->class.fields_array = uev_fields_none;
 	if (ret) {
 		unregister_trace_event(&ev->call.event);
 		return ret;
 	}
 	dyn_event_add(&ev->devent, &ev->call);
-	hash_add(uev_table, &ev->node, uev_hash(ev->group, ev->fmt->name));
+	hash_add(uev_table, &ev->node,
+		 uev_hash(ev->group, uev_format_name(ev->fmt)));
 	uev_group_charge(ev->group, 1);
 	return 0;
 }
@@ -2085,8 +2105,8 @@ static struct user_event *uev_event_get_or_create(struct uev_group *g,
 
 	lockdep_assert_held(&event_mutex);
 	hash_for_each_possible(uev_table, ev, node, uev_hash(g, c->name)) {
-		if (ev->group != g || strcmp(ev->fmt->name, c->name) ||
-		    uev_is_multi(ev) != multi)
+		if (ev->group != g || uev_is_multi(ev) != multi ||
+		    strcmp(uev_format_name(ev->fmt), c->name))
 			continue;
 		if (uev_format_match(ev->fmt, c->argc, c->argv)) {
 			uev_event_get_locked(ev);
@@ -2129,7 +2149,7 @@ static int uev_delete_by_name(struct uev_group *g, const char *name)
 	lockdep_assert_held(&event_mutex);
 	hash_for_each_possible_safe(uev_table, ev, tmp, node,
 				    uev_hash(g, name)) {
-		if (ev->group != g || strcmp(ev->fmt->name, name))
+		if (ev->group != g || strcmp(uev_format_name(ev->fmt), name))
 			continue;
 		if (uev_event_busy(ev))
 			return -EBUSY;
@@ -2905,7 +2925,7 @@ static bool uev_dyn_match(const char *system, const char *event, int argc,
 	if (system && strcmp(system, g->system) &&
 	    strcmp(system, g->system_multi))
 		return false;
-	return !strcmp(event, ev->fmt->name) &&
+	return !strcmp(event, uev_format_name(ev->fmt)) &&
 	       (!argc || uev_format_match(ev->fmt, argc, argv));
 }
 
@@ -2953,8 +2973,9 @@ static int __init uev_init(void)
 
 	init_user_ns.ucount_max[UCOUNT_USER_EVENT_ENABLERS] =
 		UEV_USER_ENABLERS_MAX;
+	uev_event_cache = KMEM_CACHE(user_event, SLAB_ACCOUNT);
 	uev_wq = alloc_workqueue("user_events", WQ_UNBOUND, UEV_WQ_MAX_ACTIVE);
-	if (!uev_wq)
+	if (!uev_event_cache || !uev_wq)
 		return -ENOMEM;
 	ret = dyn_event_register(&uev_dyn_ops);
 	if (ret) {

@@ -64,18 +64,18 @@ struct uev_loc {
 
 /**
  * struct uev_format - a parsed event command: its name and fields
- * @name:	event name as registered (without any multi-format id)
  * @size:	bytes of fixed fields, the smallest valid payload
  * @nr_fields:	number of entries in @fields
  * @nr_locs:	number of __data_loc/__rel_loc fields (checked on write)
  * @fields:	the fields in declaration order
  *
  * One allocation holds the structure, then @nr_locs &struct uev_loc
- * after @fields (uev_format_locs()), then all of its strings; free it
- * with kfree().
+ * after @fields (uev_format_locs()), then the event name as registered
+ * (without any multi-format id; uev_format_name()) and the strings of
+ * the fields; free it with kfree().  A one-field event with short names
+ * fits in 64 bytes.
  */
 struct uev_format {
-	const char	*name;
 	u32		size;
 	u16		nr_fields;
 	u16		nr_locs;
@@ -123,6 +123,12 @@ static inline const struct uev_loc *
 uev_format_locs(const struct uev_format *fmt)
 {
 	return (const struct uev_loc *)&fmt->fields[fmt->nr_fields];
+}
+
+/* The event name of @fmt, as registered. */
+static inline const char *uev_format_name(const struct uev_format *fmt)
+{
+	return (const char *)(uev_format_locs(fmt) + fmt->nr_locs);
 }
 
 /**

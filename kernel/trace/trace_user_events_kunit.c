@@ -87,7 +87,7 @@ static void parse_one_field(struct kunit *test)
 	struct uev_format *fmt = uev_format_parse(c->cmd, NULL);
 
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(fmt), "refused: %ld", PTR_ERR(fmt));
-	KUNIT_EXPECT_STREQ(test, fmt->name, "e");
+	KUNIT_EXPECT_STREQ(test, uev_format_name(fmt), "e");
 	KUNIT_ASSERT_EQ(test, fmt->nr_fields, 1);
 	KUNIT_EXPECT_STREQ(test, fmt->fields[0].type, c->type);
 	KUNIT_EXPECT_EQ(test, fmt->fields[0].size, c->size);
@@ -141,7 +141,7 @@ static void parse_command(struct kunit *test)
 	int i;
 
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(fmt), "refused: %ld", PTR_ERR(fmt));
-	KUNIT_EXPECT_STREQ(test, fmt->name, c->name);
+	KUNIT_EXPECT_STREQ(test, uev_format_name(fmt), c->name);
 	KUNIT_EXPECT_EQ(test, fmt->nr_fields, c->nr_fields);
 	KUNIT_EXPECT_EQ(test, fmt->size, c->size);
 	/* packed: each field right after the one before */
@@ -230,7 +230,7 @@ static void parse_lengths(struct kunit *test)
 	memcpy(cmd + UEV_CMD_MAX, " u32 a", 6);
 	fmt = uev_format_parse(cmd, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(fmt));
-	KUNIT_EXPECT_EQ(test, strlen(fmt->name), UEV_CMD_MAX);
+	KUNIT_EXPECT_EQ(test, strlen(uev_format_name(fmt)), UEV_CMD_MAX);
 	KUNIT_EXPECT_EQ(test, fmt->nr_fields, 1);
 	kfree(fmt);
 }
