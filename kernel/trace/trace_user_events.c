@@ -610,12 +610,16 @@ static struct uev_format *uev_format_build(const char *name,
 		/* Any dynamic field of a char type holds a C string. */
 		f->is_string = f->kind >= UEV_FIELD_DATA_LOC &&
 			       strstr(f->type, "char");
-		if (f->kind >= UEV_FIELD_DATA_LOC)
+		if (f->kind >= UEV_FIELD_DATA_LOC) {
+			u32 word = sizeof(struct trace_entry) + off;
+
 			*loc++ = (struct uev_loc){
-				.offset = off,
-				.rel = f->kind == UEV_FIELD_REL_LOC,
+				.word = word,
+				.base = f->kind == UEV_FIELD_REL_LOC ?
+					word + sizeof(u32) : 0,
 				.is_string = f->is_string,
 			};
+		}
 		off += f->size;
 	}
 	fmt->size = off;
@@ -2278,8 +2282,7 @@ static __always_inline int uev_fill_record(struct trace_entry *entry,
 
 	if (likely(!ret) && w->ev->fmt->nr_locs)
 		ret = uev_format_check_record(w->ev->fmt, entry,
-					      sizeof(*entry) + w->len,
-					      sizeof(*entry));
+					      sizeof(*entry) + w->len);
 	if (unlikely(ret))
 		w->err = ret;
 	return ret;

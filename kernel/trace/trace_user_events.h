@@ -52,13 +52,15 @@ struct uev_field {
 
 /**
  * struct uev_loc - a __data_loc/__rel_loc field, as a write checks it
- * @offset:	offset of its location word in the payload
- * @rel:	a __rel_loc field: the data offset counts from the word's end
+ * @word:	offset of its location word in the record (whose payload
+ *		starts after a &struct trace_entry)
+ * @base:	where the word's data offset counts from: 0 (the record's
+ *		start) for __data_loc, the end of the word for __rel_loc
  * @is_string:	the data must be a NUL-terminated string
  */
 struct uev_loc {
-	u32	offset;
-	bool	rel;
+	u32	word;
+	u32	base;
 	bool	is_string;
 };
 
@@ -134,9 +136,8 @@ static inline const char *uev_format_name(const struct uev_format *fmt)
 /**
  * uev_format_check_record() - check the dynamic fields of a record
  * @fmt: the event format
- * @rec: the record: @hdr bytes of common fields, then the payload
+ * @rec: the record: a &struct trace_entry, then the payload
  * @len: bytes in @rec
- * @hdr: size of the common fields before the payload
  *
  * A __data_loc word holds (length << 16 | offset from the record start),
  * a __rel_loc word (length << 16 | offset from the end of the word). The
@@ -149,23 +150,20 @@ static inline const char *uev_format_name(const struct uev_format *fmt)
  * unterminated string.
  */
 static __always_inline int uev_format_check_record(const struct uev_format *fmt,
-						   const void *rec, u32 len,
-						   u32 hdr)
+						   const void *rec, u32 len)
 {
 	const struct uev_loc *l = uev_format_locs(fmt);
 	const struct uev_loc *end = l + fmt->nr_locs;
 	const u8 *base = rec;
-	u32 loc, start, size;
+	u32 loc, start, stop;
 
 	for (; l < end; l++) {
-		loc = get_unaligned((const u32 *)(base + hdr + l->offset));
-		start = loc & 0xffff;
-		size = loc >> 16;
-		if (l->rel)
-			start += hdr + l->offset + sizeof(u32);
-		if (start + size > len)
+		loc = get_unaligned((const u32 *)(base + l->word));
+		start = (loc & 0xffff) + l->base;
+		stop = start + (loc >> 16);
+		if (stop > len)
 			return -EFAULT;
-		if (l->is_string && (!size || base[start + size - 1]))
+		if (l->is_string && (stop == start || base[stop - 1]))
 			return -EFAULT;
 	}
 	return 0;

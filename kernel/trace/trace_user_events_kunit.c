@@ -7,6 +7,7 @@
 #include <kunit/test.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/trace_events.h>
 #include <linux/unaligned.h>
 #include <linux/user_events.h>
 
@@ -291,7 +292,7 @@ static void match_text(struct kunit *test)
 
 /* ---- record checks --------------------------------------------------------- */
 
-#define HDR 8
+#define HDR sizeof(struct trace_entry)
 
 struct uev_record_case {
 	const char	*desc;
@@ -353,7 +354,7 @@ static void check_record(struct kunit *test)
 	put_unaligned(c->loc, (u32 *)(rec + HDR));
 	memcpy(rec + HDR + 4, c->data, c->dlen);
 	KUNIT_EXPECT_EQ(test, uev_format_check_record(fmt, rec,
-						      HDR + 4 + c->dlen, HDR),
+						      HDR + 4 + c->dlen),
 			c->ret);
 	kfree(fmt);
 }
