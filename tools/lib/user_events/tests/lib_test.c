@@ -332,7 +332,7 @@ TEST_F(lib, session)
 	EXPECT_TRUE(fcntl(fd, F_GETFD) & FD_CLOEXEC);
 
 	EXPECT_EQ(-ENOENT, ue_session_open("/tmp/uet_lib_nodir", &s2));
-	EXPECT_EQ(NULL, s2);
+	EXPECT_TRUE(!s2);
 	EXPECT_EQ(-EINVAL, ue_session_open(NULL, NULL));
 	memset(longpath, 'a', sizeof(longpath) - 1);
 	longpath[sizeof(longpath) - 1] = '\0';
@@ -405,7 +405,7 @@ TEST_F(lib, register_errors)
 
 	EXPECT_EQ(-EINVAL, ue_register(self->s, "uet_lib_err u32 a", 0, NULL));
 	EXPECT_EQ(-EINVAL, ue_register(NULL, "uet_lib_err u32 a", 0, &e));
-	EXPECT_EQ(NULL, e);
+	EXPECT_TRUE(!e);
 	EXPECT_EQ(-EINVAL, ue_register(self->s, NULL, 0, &e));
 	EXPECT_EQ(-EINVAL, ue_register(self->s, "uet_lib_err u32 a", 1U << 5,
 				       &e));
@@ -420,13 +420,13 @@ TEST_F(lib, register_errors)
 	n = snprintf(cmd, sizeof(cmd), "uet_lib_err u32 a;");
 	memset(cmd + n, ' ', 512 - n);
 	EXPECT_EQ(-EINVAL, ue_register(self->s, cmd, 0, &e));
-	EXPECT_EQ(NULL, e);
+	EXPECT_TRUE(!e);
 
 	/* refused by the kernel: the name exists with other fields */
 	ASSERT_EQ(0, ue_register(self->s, "uet_lib_err u32 a", 0, &ok));
 	EXPECT_EQ(-EADDRINUSE, ue_register(self->s, "uet_lib_err u64 a", 0,
 					   &e));
-	EXPECT_EQ(NULL, e);
+	EXPECT_TRUE(!e);
 	EXPECT_EQ(0, ue_event_close(ok));
 }
 
@@ -634,7 +634,7 @@ TEST_F(lib, format_command)
 	EXPECT_LT(511, ue_format_command(NULL, 0, "uet_lib_fmt", many, 20));
 	EXPECT_EQ(-EINVAL, ue_register_fields(self->s, "uet_lib_fmt", many,
 					      20, 0, &e));
-	EXPECT_EQ(NULL, e);
+	EXPECT_TRUE(!e);
 	EXPECT_EQ(-EINVAL, ue_register_fields(self->s, NULL, all, 1, 0, &e));
 }
 

@@ -103,8 +103,8 @@ static void di_client(struct __test_metadata *_metadata, struct ue_track *t,
 	ASSERT_EQ(0, ue_trace_clear());
 	ASSERT_EQ((ssize_t)(len + 4), ue_emit(t->fd, idx, payload, len));
 	text = ue_trace_read();
-	ASSERT_NE(NULL, text);
-	EXPECT_NE(NULL, strstr(text, name)) TH_LOG("trace: %s", text);
+	ASSERT_TRUE(ue_nonnull(text));
+	EXPECT_TRUE(ue_nonnull(strstr(text, name))) TH_LOG("trace: %s", text);
 	free(text);
 }
 
@@ -173,7 +173,7 @@ TEST_F(di, perf_takes_large_payload)
 	struct di_ring r;
 	__u32 idx;
 
-	ASSERT_NE(NULL, p);
+	ASSERT_TRUE(ue_nonnull(p));
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_di_big __rel_loc u8[] blob",
 				  &self->word, 4, 0, &idx));
 	ue_track_del(&self->t, "uet_di_big");
@@ -202,7 +202,7 @@ TEST_F(di, sizes_per_consumer)
 	struct di_ring r;
 	__u32 idx;
 
-	ASSERT_NE(NULL, p);
+	ASSERT_TRUE(ue_nonnull(p));
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_di_sz __rel_loc u8[] blob",
 				  &self->word, 4, 0, &idx));
 	ue_track_del(&self->t, "uet_di_sz");
@@ -268,7 +268,7 @@ TEST_F(di, unwritable_enable_addr)
 	void *ro = ue_map_page(PROT_READ);
 	__u32 idx = 7;
 
-	ASSERT_NE(MAP_FAILED, ro);
+	ASSERT_TRUE(ro != MAP_FAILED);
 	EXPECT_EQ(-EFAULT, ue_reg(self->t.fd, "uet_di_ro u32 a", ro, 4, 0, 0,
 				  &idx));
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_di_rw u32 a", &self->word, 4,
@@ -283,7 +283,7 @@ TEST_F(di, max_zero)
 	char *old = ue_read_all(MAX_PATH);
 	__u32 idx;
 
-	ASSERT_NE(NULL, old);
+	ASSERT_TRUE(ue_nonnull(old));
 	ASSERT_EQ(0, ue_write_str(MAX_PATH, "0", O_TRUNC));
 	EXPECT_EQ(-EMFILE, ue_reg(self->t.fd, "uet_di_max u32 a", &self->word,
 				  4, 0, 0, &idx));
@@ -321,10 +321,10 @@ TEST_F(di, error_log)
 		EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, cases[i].cmd, &self->word,
 					  4, 0, 0, &idx));
 		log = ue_read_all(ue_tpath(line, sizeof(line), "error_log"));
-		ASSERT_NE(NULL, log);
+		ASSERT_TRUE(ue_nonnull(log));
 		/* two entries; in each, the caret sits under the bad text */
 		at = strstr(log, cases[i].msg);
-		EXPECT_NE(NULL, at) TH_LOG("%s: %s", cases[i].cmd, log);
+		EXPECT_TRUE(ue_nonnull(at)) TH_LOG("%s: %s", cases[i].cmd, log);
 		at = at ? strstr(at, "Command: ") : NULL;
 		if (at) {
 			const char *cmd = at + strlen("Command: ");
@@ -332,7 +332,7 @@ TEST_F(di, error_log)
 
 			eol = strchr(cmd, '\n');
 			caret = eol ? strchr(eol, '^') : NULL;
-			ASSERT_NE(NULL, caret);
+			ASSERT_TRUE(ue_nonnull(caret));
 			/* the caret line is indented like "  Command: " */
 			EXPECT_EQ(0, strncmp(cmd + (caret - (eol + 1)) -
 					     strlen("  Command: "),

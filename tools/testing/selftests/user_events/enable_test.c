@@ -314,7 +314,7 @@ TEST_F(misc, untouched_page)
 	char *fresh = ue_map_page(PROT_READ | PROT_WRITE);
 	uint64_t *val;
 
-	ASSERT_NE(NULL, fresh);
+	ASSERT_TRUE(ue_nonnull(fresh));
 	val = (uint64_t *)(fresh + 128);
 
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_en_fresh u32 a", val, 8, 33,
@@ -339,7 +339,7 @@ TEST_F(misc, untouched_page_enabled)
 	uint32_t *first = (uint32_t *)self->page;
 	uint32_t *val;
 
-	ASSERT_NE(NULL, fresh);
+	ASSERT_TRUE(ue_nonnull(fresh));
 	val = (uint32_t *)(fresh + 4);
 
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_en_fresh2 u32 a", first, 4, 0,
@@ -366,7 +366,7 @@ TEST_F(misc, page_not_present)
 	uint32_t *val;
 	int i;
 
-	ASSERT_NE(NULL, page);
+	ASSERT_TRUE(ue_nonnull(page));
 	val = (uint32_t *)(page + 256);
 
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_en_dontneed u32 a", val, 4, 5,

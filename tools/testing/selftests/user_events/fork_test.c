@@ -183,7 +183,7 @@ TEST_F(fork, child_inherits_untouched_page)
 	struct chan c;
 	pid_t pid;
 
-	ASSERT_NE(NULL, fresh);
+	ASSERT_TRUE(ue_nonnull(fresh));
 	w = (uint64_t *)(fresh + 64);
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_fk_fresh u32 a", w, 8, 63,
 				  NULL));
@@ -476,7 +476,7 @@ TEST_F(fork, clone_vm_shares)
 
 	stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-	ASSERT_NE(MAP_FAILED, stack);
+	ASSERT_TRUE(stack != MAP_FAILED);
 
 	pid = clone(clone_register, stack + stack_size, CLONE_VM | SIGCHLD,
 		    &arg);

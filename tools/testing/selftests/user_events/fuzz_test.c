@@ -400,7 +400,7 @@ TEST_F_TIMEOUT(fuzz, seeded, 1800)
 	baseline = ue_status_read();
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, sh);
+	ASSERT_TRUE(sh != MAP_FAILED);
 	memset(sh, 0, sizeof(*sh));
 
 	clock_gettime(CLOCK_MONOTONIC, &start);

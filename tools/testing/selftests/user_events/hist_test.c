@@ -83,7 +83,7 @@ TEST_F(hist, int_key)
 					      (uint64_t)(10 * k + 1), "x"));
 
 	text = read_hist();
-	ASSERT_NE(NULL, text);
+	ASSERT_TRUE(ue_nonnull(text));
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		if (sscanf(line, "{ key: %u } hitcount: %llu val: %llu",
@@ -127,7 +127,7 @@ TEST_F(hist, string_key)
 	}
 
 	text = read_hist();
-	ASSERT_NE(NULL, text);
+	ASSERT_TRUE(ue_nonnull(text));
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		if (sscanf(line, "{ who: %31s } hitcount: %llu", who,

@@ -62,7 +62,7 @@ static void ho_not_inherited(struct __test_metadata *_metadata,
 	__u32 *word = ue_map_page(PROT_READ | PROT_WRITE);
 	pid_t pid;
 
-	ASSERT_NE(NULL, word);
+	ASSERT_TRUE(ue_nonnull(word));
 	ASSERT_EQ(0, madvise(word, getpagesize(), advice));
 	snprintf(cmd, sizeof(cmd), "%s u32 a", name);
 	ASSERT_EQ(0, ue_track_reg(t, cmd, word, 4, 3, NULL));
@@ -147,7 +147,7 @@ TEST_F(ho, bit_converges_under_mmap_churn)
 	int toggles = 0;
 	bool on = false;
 
-	ASSERT_NE(NULL, word);
+	ASSERT_TRUE(ue_nonnull(word));
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_ho_churn u32 a", word, 4, 0,
 				  NULL));
 	ue_track_del(&self->t, "uet_ho_churn");
@@ -208,7 +208,7 @@ TEST_F_TIMEOUT(ho, many_enablers_all_follow, 240)
 	int fd = ue_open_data(), i, toggles = 0;
 	bool on = false;
 
-	ASSERT_NE(NULL, words);
+	ASSERT_TRUE(ue_nonnull(words));
 	ASSERT_LE(0, fd);
 	ASSERT_LE(HO_MANY / 8, getpagesize());
 	for (i = 0; i < HO_MANY; i++)
@@ -275,7 +275,7 @@ TEST_F_TIMEOUT(ho, stuck_faults_stall_only_their_owner, 120)
 	char c = 0;
 	pid_t pid;
 
-	ASSERT_NE(NULL, other);
+	ASSERT_TRUE(ue_nonnull(other));
 	ASSERT_EQ(0, pipe(ready));
 	ASSERT_EQ(0, pipe(hold));
 	pid = fork();
@@ -713,10 +713,10 @@ TEST_F_TIMEOUT(ho, tracers_not_stalled, 600)
 	pid_t pids[4];
 	pthread_t th;
 
-	ASSERT_NE(NULL, quiet);
+	ASSERT_TRUE(ue_nonnull(quiet));
 	ctl = mmap(NULL, sizeof(*ctl), PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, ctl);
+	ASSERT_TRUE(ctl != MAP_FAILED);
 	/* the forkers' children hold copies until they exit */
 	ho_user_max(_metadata, self->user_max, sizeof(self->user_max),
 		    2L * procs * n + 64);

@@ -436,9 +436,9 @@ FIXTURE_SETUP(ns)
 	self->old_groups = ue_read_all(UE_NS_SYSCTL_GROUPS);
 	self->old_max = ue_read_all(UE_NS_SYSCTL_MAX);
 	self->old_total = ue_read_all(NS_SYSCTL_TOTAL);
-	ASSERT_NE(NULL, self->old_groups);
-	ASSERT_NE(NULL, self->old_max);
-	ASSERT_NE(NULL, self->old_total);
+	ASSERT_TRUE(ue_nonnull(self->old_groups));
+	ASSERT_TRUE(ue_nonnull(self->old_max));
+	ASSERT_TRUE(ue_nonnull(self->old_total));
 	ASSERT_EQ(0, ue_write_str(UE_NS_SYSCTL_GROUPS, "1", 0));
 	/* what an earlier run or test may still be reaping */
 	ASSERT_TRUE(ue_wait_ns_systems_gone(left, sizeof(left)))
@@ -533,7 +533,7 @@ TEST_F_TIMEOUT(ns, multi_format_system, NS_TIMEOUT)
 	ASSERT_EQ(0, ns_cmd(a, K_REG, 0, USER_EVENT_REG_MULTI_FORMAT));
 	ASSERT_EQ(0, ns_cmd(a, K_REG, 1, USER_EVENT_REG_MULTI_FORMAT));
 	d = opendir(ue_tpath(path, sizeof(path), "events/%s", a->sys_multi));
-	ASSERT_NE(NULL, d) TH_LOG("%s: %s", path, strerror(errno));
+	ASSERT_TRUE(ue_nonnull(d)) TH_LOG("%s: %s", path, strerror(errno));
 	while ((de = readdir(d)))
 		versions += ue_is_version_of(de->d_name, "uens_mf");
 	closedir(d);

@@ -180,11 +180,11 @@ TEST_F(persist, usable_after_reopen)
 	ASSERT_EQ(0, ue_trace_clear());
 	EXPECT_EQ(sizeof(idx) + sizeof(val), ue_emit(fd, idx, &val, sizeof(val)));
 	trace = ue_trace_read();
-	ASSERT_NE(NULL, trace);
+	ASSERT_TRUE(ue_nonnull(trace));
 	/* The value shows, in decimal (maybe next to hex) */
 	EXPECT_TRUE(ue_find_line(trace, "uet_pe_reuse: v=", line,
 				 sizeof(line)));
-	EXPECT_NE(NULL, strstr(strstr(line, ": v=") ?: line, "24301"))
+	EXPECT_TRUE(ue_nonnull(strstr(strstr(line, ": v=") ?: line, "24301")))
 		TH_LOG("%s", line);
 	free(trace);
 

@@ -196,7 +196,7 @@ TEST_F(reg, unmapped_addr)
 	const char *cmd = "uet_reg_unmapped u32 a";
 	char *gone = ue_map_page(PROT_READ | PROT_WRITE);
 
-	ASSERT_NE(NULL, gone);
+	ASSERT_TRUE(ue_nonnull(gone));
 	ASSERT_EQ(0, munmap(gone, getpagesize()));
 
 	EXPECT_EQ(-EFAULT, ue_reg(fd, cmd, gone, 4, 0, 0, NULL));
@@ -243,8 +243,8 @@ TEST_F(reg, readonly_addr)
 	char *none = ue_map_page(PROT_NONE);
 	char *secret = secret_page();
 
-	ASSERT_NE(NULL, ro);
-	ASSERT_NE(NULL, none);
+	ASSERT_TRUE(ue_nonnull(ro));
+	ASSERT_TRUE(ue_nonnull(none));
 
 	EXPECT_EQ(-EFAULT, ue_reg(fd, cmd, ro, 4, 0, 0, NULL));
 	/* Read fault the zero page in first: still not writable */
@@ -580,8 +580,8 @@ TEST_F(reg, del_dynamic_event)
 
 	ue_tpath(path, sizeof(path), "dynamic_events");
 	list = ue_read_all(path);
-	ASSERT_NE(NULL, list);
-	EXPECT_NE(NULL, strstr(list, "u:uet_reg_dyn u32 a; u64 b"));
+	ASSERT_TRUE(ue_nonnull(list));
+	EXPECT_TRUE(ue_nonnull(strstr(list, "u:uet_reg_dyn u32 a; u64 b")));
 	free(list);
 
 	/* ioctl registration of the same format shares the event */

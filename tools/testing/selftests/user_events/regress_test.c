@@ -196,7 +196,7 @@ TEST_F_TIMEOUT(regress, page_pin_not_in_rcu, 120)
 	ASSERT_LE(0, mfd);
 	ASSERT_EQ(0, ftruncate(mfd, size));
 	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
-	ASSERT_NE(MAP_FAILED, map);
+	ASSERT_TRUE(map != MAP_FAILED);
 	word = (uint32_t *)(map + 128);
 
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_rg_rcu u32 a", word, 4, 4,
@@ -444,7 +444,7 @@ TEST_F(regress, event_without_fields)
 				    "uet_rg_nof", "uet_rg_nof", 0, &idx));
 	EXPECT_EQ(4, ue_emit(self->t.fd, idx, NULL, 0));
 	ASSERT_EQ(1, ue_trace_count("uet_rg_nof", line, sizeof(line)));
-	EXPECT_NE(NULL, strstr(line, " uet_rg_nof:")) TH_LOG("%s", line);
+	EXPECT_TRUE(ue_nonnull(strstr(line, " uet_rg_nof:"))) TH_LOG("%s", line);
 
 	ue_track_del(&self->t, "uet_rg_nofd");
 	ASSERT_EQ(0, ue_dyn_cmd("u:uet_rg_nofd"));
@@ -486,7 +486,7 @@ TEST_F(regress, field_order)
 				    "u16 third; u8 fourth", "uet_rg_order", 0,
 				    &idx));
 	fmt = ue_format_read(UE_SYS, "uet_rg_order");
-	ASSERT_NE(NULL, fmt);
+	ASSERT_TRUE(ue_nonnull(fmt));
 	for (i = 0; i < 4; i++) {
 		snprintf(key, sizeof(key), " %s;", fields[i]);
 		p = pos_of(fmt, key);
@@ -537,9 +537,9 @@ TEST_F(regress, same_name_other_fields)
 	EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, "uet_rg_same u64 second",
 				      self->page, 4, 1, 0, NULL));
 	fmt = ue_format_read(UE_SYS, "uet_rg_same");
-	ASSERT_NE(NULL, fmt);
-	EXPECT_NE(NULL, strstr(fmt, " first;"));
-	EXPECT_EQ(NULL, strstr(fmt, " second;"));
+	ASSERT_TRUE(ue_nonnull(fmt));
+	EXPECT_TRUE(ue_nonnull(strstr(fmt, " first;")));
+	EXPECT_FALSE(ue_nonnull(strstr(fmt, " second;")));
 	free(fmt);
 
 	/* once the first is gone, the second gets its own format */
@@ -548,9 +548,9 @@ TEST_F(regress, same_name_other_fields)
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_rg_same u64 second",
 				  self->page, 4, 1, NULL));
 	fmt = ue_format_read(UE_SYS, "uet_rg_same");
-	ASSERT_NE(NULL, fmt);
-	EXPECT_NE(NULL, strstr(fmt, "u64 second;")) TH_LOG("%s", fmt);
-	EXPECT_EQ(NULL, strstr(fmt, " first;")) TH_LOG("%s", fmt);
+	ASSERT_TRUE(ue_nonnull(fmt));
+	EXPECT_TRUE(ue_nonnull(strstr(fmt, "u64 second;"))) TH_LOG("%s", fmt);
+	EXPECT_FALSE(ue_nonnull(strstr(fmt, " first;"))) TH_LOG("%s", fmt);
 	free(fmt);
 }
 
@@ -581,17 +581,17 @@ TEST_F(regress, fields_kept_when_delete_fails)
 	EXPECT_EQ(-EBUSY, ue_dyn_cmd("-:user_events/uet_rg_keep"));
 
 	fmt = ue_format_read(UE_SYS, "uet_rg_keep");
-	ASSERT_NE(NULL, fmt);
-	EXPECT_NE(NULL, strstr(fmt, " a;")) TH_LOG("%s", fmt);
-	EXPECT_NE(NULL, strstr(fmt, " s[8];\toffset:12;\tsize:8;")) TH_LOG("%s", fmt);
+	ASSERT_TRUE(ue_nonnull(fmt));
+	EXPECT_TRUE(ue_nonnull(strstr(fmt, " a;"))) TH_LOG("%s", fmt);
+	EXPECT_TRUE(ue_nonnull(strstr(fmt, " s[8];\toffset:12;\tsize:8;"))) TH_LOG("%s", fmt);
 	free(fmt);
 	ASSERT_TRUE(ue_dyn_line("uet_rg_keep", line, sizeof(line)));
 	EXPECT_STREQ("u:uet_rg_keep u32 a; char[8] s", line);
 
 	EXPECT_EQ(sizeof(rec) + 4, ue_emit(self->t.fd, idx, &rec, sizeof(rec)));
 	ASSERT_EQ(1, ue_trace_count("uet_rg_keep", line, sizeof(line)));
-	EXPECT_NE(NULL, strstr(line, " a=0xabc")) TH_LOG("%s", line);
-	EXPECT_NE(NULL, strstr(line, " s=keep")) TH_LOG("%s", line);
+	EXPECT_TRUE(ue_nonnull(strstr(line, " a=0xabc"))) TH_LOG("%s", line);
+	EXPECT_TRUE(ue_nonnull(strstr(line, " s=keep"))) TH_LOG("%s", line);
 }
 
 /*
@@ -626,7 +626,7 @@ TEST_F_TIMEOUT(regress, no_leak_on_failed_create, 120)
 	ASSERT_GT(n, 511);
 
 	ro = ue_map_page(PROT_READ);
-	ASSERT_NE(NULL, ro);
+	ASSERT_TRUE(ue_nonnull(ro));
 	/* keeps "uet_rg_leak_used u32 a" in use for the mismatch path */
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_rg_leak_used u32 a",
 				  self->page, 4, 0, NULL));
@@ -700,7 +700,7 @@ TEST_F(regress, user_strings_not_formats)
 				    &idx));
 	ASSERT_EQ(8, ue_emit(self->t.fd, idx, &val, sizeof(val)));
 	ASSERT_EQ(1, ue_trace_count("uet_rg_%p%n", line, sizeof(line)));
-	EXPECT_NE(NULL, strstr(line, " uet_rg_%p%n: %s%n=0x7 (7)"))
+	EXPECT_TRUE(ue_nonnull(strstr(line, " uet_rg_%p%n: %s%n=0x7 (7)")))
 		TH_LOG("%s", line);
 	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_rg_%p%n", false));
 
@@ -730,9 +730,9 @@ TEST_F(regress, user_strings_not_formats)
 
 	ASSERT_EQ(end + 4, ue_emit(self->t.fd, idx, payload, end));
 	ASSERT_EQ(1, ue_trace_count("uet_rg_pct", line, sizeof(line)));
-	EXPECT_NE(NULL, strstr(line, " msg=%s%s%n ")) TH_LOG("%s", line);
-	EXPECT_NE(NULL, strstr(line, " dyn=%p%x%n ")) TH_LOG("%s", line);
-	EXPECT_NE(NULL, strstr(line, " rel=%s%d%%%n")) TH_LOG("%s", line);
+	EXPECT_TRUE(ue_nonnull(strstr(line, " msg=%s%s%n "))) TH_LOG("%s", line);
+	EXPECT_TRUE(ue_nonnull(strstr(line, " dyn=%p%x%n "))) TH_LOG("%s", line);
+	EXPECT_TRUE(ue_nonnull(strstr(line, " rel=%s%d%%%n"))) TH_LOG("%s", line);
 }
 
 TEST_HARNESS_MAIN

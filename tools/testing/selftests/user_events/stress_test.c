@@ -1352,7 +1352,7 @@ static int st_run(struct __test_metadata *_metadata, struct st_run *r)
 
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, sh);
+	ASSERT_TRUE(sh != MAP_FAILED);
 	memset(sh, 0, sizeof(*sh));
 	sh->max_ops = r->max_ops;
 	sh->max_records = r->max_records;

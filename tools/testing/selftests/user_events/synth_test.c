@@ -106,7 +106,7 @@ TEST_F(synth, latency)
 		ASSERT_EQ(0, ue_write(self->end, (uint64_t)(1000 + i)));
 
 	text = ue_trace_read();
-	ASSERT_NE(NULL, text);
+	ASSERT_TRUE(ue_nonnull(text));
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		p = strstr(line, SY_LAT ": ");

@@ -159,7 +159,7 @@ TEST_F(ftrace, trace_file)
 		ASSERT_EQ(0, ft_write(self->f.e, j));
 
 	text = ue_trace_read();
-	ASSERT_NE(NULL, text);
+	ASSERT_TRUE(ue_nonnull(text));
 	EXPECT_EQ(FT_COUNT, ue_count_str(text, FT_NAME ":"));
 	for (j = 0; j < FT_COUNT; j++) {
 		ft_text(want, sizeof(want), j);
@@ -179,7 +179,7 @@ TEST_F(ftrace, trace_pipe)
 		ASSERT_EQ(0, ft_write(self->f.e, j));
 
 	text = read_pipe_all(FT_COUNT);
-	ASSERT_NE(NULL, text);
+	ASSERT_TRUE(ue_nonnull(text));
 	EXPECT_EQ(FT_COUNT, ue_count_str(text, FT_NAME ":"));
 	for (j = 0; j < FT_COUNT; j++) {
 		ft_text(want, sizeof(want), j);
@@ -189,7 +189,7 @@ TEST_F(ftrace, trace_pipe)
 
 	/* consumed: trace has no more of them */
 	text = ue_trace_read();
-	ASSERT_NE(NULL, text);
+	ASSERT_TRUE(ue_nonnull(text));
 	EXPECT_EQ(0, ue_count_str(text, FT_NAME ":"));
 	free(text);
 }
@@ -220,17 +220,17 @@ TEST_F(ftrace, format)
 
 	ue_tpath(path, sizeof(path), "events/%s/%s/format", UE_SYS, FT_NAME);
 	text = ue_read_all(path);
-	ASSERT_NE(NULL, text);
+	ASSERT_TRUE(ue_nonnull(text));
 	for (i = 0; i < ARRAY_SIZE(f); i++) {
 		snprintf(want, sizeof(want), "field:%s", f[i].decl);
-		EXPECT_NE(NULL, strstr(text, want)) TH_LOG("no %s", want);
+		EXPECT_TRUE(ue_nonnull(strstr(text, want))) TH_LOG("no %s", want);
 		snprintf(want, sizeof(want), "offset:%d;\tsize:%d;\tsigned:%d;",
 			 f[i].off, f[i].size, f[i].is_signed);
-		EXPECT_NE(NULL, strstr(text, want))
+		EXPECT_TRUE(ue_nonnull(strstr(text, want)))
 			TH_LOG("no %s (%s)", want, f[i].decl);
 	}
-	EXPECT_NE(NULL, strstr(text, "__get_rel_str(l)"));
-	EXPECT_NE(NULL, strstr(text, "__get_str(k)"));
+	EXPECT_TRUE(ue_nonnull(strstr(text, "__get_rel_str(l)")));
+	EXPECT_TRUE(ue_nonnull(strstr(text, "__get_str(k)")));
 	if (_metadata->exit_code != KSFT_PASS)
 		TH_LOG("%s", text);
 	free(text);
@@ -253,7 +253,7 @@ TEST_F(ftrace, filter)
 		for (j = 0; j < FT_COUNT; j++)
 			ASSERT_EQ(0, ft_write(self->f.e, j));
 		text = ue_trace_read();
-		ASSERT_NE(NULL, text);
+		ASSERT_TRUE(ue_nonnull(text));
 		EXPECT_EQ(2, ue_count_str(text, FT_NAME ":"))
 			TH_LOG("%s", f[i].filter);
 		for (j = 0; j < 2; j++) {
@@ -478,7 +478,7 @@ TEST_F(consumer, sees_records)
 		ASSERT_EQ(0, ft_act_do(&variant->after[i], false));
 	if (variant->state && strcmp(variant->state, FT_TP_PRINTK)) {
 		text = ue_read_all(ft_path(path, sizeof(path), variant->state));
-		ASSERT_NE(NULL, text);
+		ASSERT_TRUE(ue_nonnull(text));
 		EXPECT_EQ(0, strncmp(text, variant->state_val,
 				     strlen(variant->state_val)))
 			TH_LOG("%s: %s", variant->state, text);
@@ -488,7 +488,7 @@ TEST_F(consumer, sees_records)
 		text = ft_kmsg_read(self->kmsg);
 	else
 		text = ue_read_all(ft_path(path, sizeof(path), variant->where));
-	ASSERT_NE(NULL, text);
+	ASSERT_TRUE(ue_nonnull(text));
 	EXPECT_EQ(variant->want, ue_count_str(text, needle))
 		TH_LOG("%s in %s:\n%s", needle, variant->where, text);
 	for (j = 0; variant->decoded && j < FT_COUNT; j++) {

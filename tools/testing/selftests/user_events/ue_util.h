@@ -212,6 +212,12 @@ const char *ue_self(void);
 bool ue_have_tool(const char *prog);
 int ue_run_tool(const char *out, const char *prog, ...);
 int ue_count_str(const char *text, const char *needle);
+/*
+ * ASSERT_TRUE(ue_nonnull(p)), not ASSERT_NE(NULL, p): kselftest_harness.h
+ * prints both operands of ASSERT_EQ() and friends as integers, which
+ * warns for a pointer on 32-bit builds (and would sign-extend it).
+ */
+#define ue_nonnull(p)	(!!(p))
 int ue_count_in(const char *path, const char *needle);
 void ue_show_line(const char *tool, const char *path, const char *needle);
 void ue_dump(const char *path, int max_lines);

@@ -98,7 +98,7 @@ FIXTURE_SETUP(unpriv)
 
 	ASSERT_EQ(0, ue_track_init(&self->t));
 	self->page = ue_map_page(PROT_READ | PROT_WRITE);
-	ASSERT_NE(NULL, self->page);
+	ASSERT_TRUE(ue_nonnull(self->page));
 }
 
 FIXTURE_TEARDOWN(unpriv)
@@ -431,9 +431,9 @@ TEST_F(unpriv, writes_only_own_memory)
 	int status, ret;
 	pid_t pid;
 
-	ASSERT_NE(NULL, zero);
+	ASSERT_TRUE(ue_nonnull(zero));
 	m.addr = ue_map_page(PROT_READ | PROT_WRITE);
-	ASSERT_NE(NULL, m.addr);
+	ASSERT_TRUE(ue_nonnull(m.addr));
 	memset(m.addr, 0, getpagesize());
 	ASSERT_EQ(0, pipe2(m.to_child, O_CLOEXEC));
 	ASSERT_EQ(0, pipe2(m.to_parent, O_CLOEXEC));
