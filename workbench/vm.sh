@@ -69,8 +69,14 @@ APPEND+=" init=$WB_DIR/guest-init.sh panic=-1"
 TP_PRINTK="tp_printk tp_printk_stop_on_boot"
 APPEND+=" $TP_PRINTK ${APPEND_EXTRA:-}"
 
+# One host thread for all vCPUs (thread=single), not one per vCPU: with
+# multi-threaded TCG, QEMU 7.2 (Debian 12) lets a vCPU run code another
+# vCPU has patched and synchronised, so text_poke_bp()'s int3 can be hit
+# after its handler was removed: "Oops: int3" and a panic, within seconds
+# of toggling set_event_pid (which patches the sched tracepoints' call
+# sites) on a pristine 6.12, and never in 120 s with thread=single.
 # shellcheck disable=SC2206
-qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp "${VM_SMP:-2}" -m 2G
+qemu=(qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp "${VM_SMP:-2}" -m 2G
       -nographic -no-reboot -monitor none -serial "file:$LOG"
       "${icount[@]}"
       -kernel "$BZIMAGE" -append "$APPEND"
