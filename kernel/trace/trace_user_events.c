@@ -51,7 +51,10 @@
  * of the mm holding only mmap_lock (uev_fault_work()), or in a forking parent
  * holding only the lock of its child's user_event_mm (uev_mm_unshare()):
  * before the child runs, only fault work queued for the child's enablers
- * can want that lock, and it waits holding nothing the fault needs.
+ * can want that lock, and it waits holding nothing the fault needs. A
+ * write's payload is copied with page faults disabled under the probes'
+ * preempt_disable; if it was not present, the writer faults it in holding
+ * nothing and calls the probes again (uev_write_retry()).
  *
  * References and lifetime
  * -----------------------
@@ -1845,28 +1848,25 @@ static void uev_perf_probe(void *data, struct uev_write *w);
 static struct user_event *uev_event_alloc(struct uev_group *g,
 					  struct uev_format *fmt, u16 flags)
 {
-	size_t name_len = strlen(uev_format_name(fmt)) + 1;
+	const char *name = uev_format_name(fmt);
 	struct user_event *ev;
 
-	if (flags & USER_EVENT_REG_MULTI_FORMAT)
-		name_len += 1 + 16;	/* ".<hex id>" */
 	ev = kmem_cache_zalloc(uev_event_cache, GFP_KERNEL_ACCOUNT);
 	if (!ev)
 		goto nomem;
 	ev->fmt = fmt;
 	ev->group = g;
 	refcount_inc(&g->refs);
-	ev->tp_name = kmalloc(name_len, GFP_KERNEL_ACCOUNT);
+	if (flags & USER_EVENT_REG_MULTI_FORMAT)
+		ev->tp_name = kasprintf(GFP_KERNEL_ACCOUNT, "%s.%llx", name,
+					(u64)atomic64_inc_return(&uev_next_id));
+	else
+		ev->tp_name = kstrdup(name, GFP_KERNEL_ACCOUNT);
 	ev->call.print_fmt = uev_print_fmt(fmt);
 	if (!ev->tp_name || !ev->call.print_fmt) {
 		uev_event_free(ev);
 		return ERR_PTR(-ENOMEM);
 	}
-	if (flags & USER_EVENT_REG_MULTI_FORMAT)
-		snprintf(ev->tp_name, name_len, "%s.%llx", uev_format_name(fmt),
-			 (u64)atomic64_inc_return(&uev_next_id));
-	else
-		strscpy(ev->tp_name, uev_format_name(fmt), name_len);
 
 	ev->reg_flags = flags;
 	mutex_init(&ev->lock);
