@@ -141,13 +141,6 @@
 #define UEV_MM_ENABLERS_MAX	65536
 /* Default of /proc/sys/user/max_user_event_enablers: enablers per user. */
 #define UEV_USER_ENABLERS_MAX	(16 * UEV_MM_ENABLERS_MAX)
-/*
- * Buckets of the per-mm (address, bit) hash: one in the structure, so that
- * a process with one or two registrations pays for no table (nor for empty
- * buckets); a table four times larger replaces the current one whenever
- * chains average more than two.
- */
-#define UEV_MM_WORDS_MIN_BITS	0
 /* Write indexes one open file may hold. */
 #define UEV_FILE_SLOTS_MAX	65536
 /* Payloads from this size on are copied with non-temporal stores. */
@@ -257,39 +250,56 @@ struct uev_enabler {
  * struct user_event_mm - the registrations of one address space
  * @mm:		the address space, kept by mmgrab(); mm->user_event_mm points
  *		here from the first registration until __mmput()
- * @refs:	lifetime: one for the address space (dropped when the
- *		registrations are removed), one while @fault_work is queued
  * @ucounts:	the user charged for @nr_enablers (UCOUNT_USER_EVENT_ENABLERS):
  *		the real user of the task that made the structure; referenced,
  *		and so is its user namespace; immutable
- * @faults:	words whose update waits for a fault or for mmap_lock: the
- *		word's address / sizeof(long), with the fault attempts made
- *		as a value entry (its own lock)
- * @fault_work:	updates them, one word after the other; queued on uev_wq
- *		with a reference on the structure
+ * @faults:	the words whose update had to wait, allocated by the first
+ *		(uev_faults_get()); set once, read with READ_ONCE()
  * @release:	removes the registrations once the address space is gone,
  *		unless the task whose exit or exec put it does
- * @lock:	protects @enablers, @words, @words_bits and @nr_enablers
+ * @lock:	protects @enablers, @words/@word, @words_bits and @nr_enablers
  * @enablers:	the registrations (struct uev_enabler)
- * @words:	the registrations hashed by the long that holds their bit:
- *		@words_min or a larger table of 1 << @words_bits buckets
+ * @words:	the registrations hashed by the long that holds their bit, in
+ *		a table of 1 << @words_bits buckets; while @words_bits is 0,
+ *		its one chain is @word, in the structure
+ * @word:	the chain of a table of one bucket
+ * @refs:	lifetime: one for the address space (dropped when the
+ *		registrations are removed), one while @faults' work is queued
  * @words_bits:	log2 of the buckets of @words
  * @nr_enablers: number of @enablers, capped at UEV_MM_ENABLERS_MAX
- * @words_min:	the first table
+ *
+ * Every process that registers pays for one: 128 bytes on 64-bit, the size
+ * of upstream's. What a few processes need (a hash table, a fault queue) is
+ * allocated when they first need it.
  */
 struct user_event_mm {
 	struct mm_struct	*mm;
-	refcount_t		refs;
 	struct ucounts		*ucounts;
-	struct xarray		faults;
-	struct work_struct	fault_work;
+	struct uev_faults	*faults;
 	struct work_struct	release;
 	struct mutex		lock;	/* see kernel-doc above */
 	struct list_head	enablers;
-	struct hlist_head	*words;
+	union {
+		struct hlist_head	*words;
+		struct hlist_head	word;
+	};
+	refcount_t		refs;
 	unsigned int		words_bits;
 	unsigned int		nr_enablers;
-	struct hlist_head	words_min[1 << UEV_MM_WORDS_MIN_BITS];
+};
+
+/**
+ * struct uev_faults - the words of one address space whose update waits
+ * @words:	the word's address / sizeof(long), with the fault attempts made
+ *		as a value entry (its own lock)
+ * @work:	updates them, one word after the other; queued on uev_wq with a
+ *		reference on @uemm
+ * @uemm:	the address space, which frees this structure with itself
+ */
+struct uev_faults {
+	struct xarray		words;
+	struct work_struct	work;
+	struct user_event_mm	*uemm;
 };
 
 /**
@@ -1065,57 +1075,53 @@ static void uev_event_sync(struct user_event *ev, bool enabled)
  * Address spaces: struct user_event_mm and fork/exec/exit
  */
 
-/* Key of @uemm->words: the long holding the bit, whatever the size. */
+/* Key of the per-mm hash: the long holding the bit, whatever the size. */
 static unsigned long uev_word(unsigned long addr)
 {
 	return addr / sizeof(long);
 }
 
-/* The chain of @uemm->words that holds the enablers of @addr's long. */
+/*
+ * The chain that holds the enablers of @addr's long. The hash starts as
+ * one chain in the structure, so that a process with one or two
+ * registrations pays for no table; a table four times larger replaces the
+ * current one whenever chains average more than two.
+ */
 static struct hlist_head *uev_words_chain(struct user_event_mm *uemm,
 					  unsigned long addr)
 {
 	lockdep_assert_held(&uemm->lock);
 	/* hash_long() cannot make 0 bits: it would shift by BITS_PER_LONG */
 	if (!uemm->words_bits)
-		return uemm->words;
+		return &uemm->word;
 	return &uemm->words[hash_long(uev_word(addr), uemm->words_bits)];
 }
 
-/* Free a table that replaced the first one. */
-static void uev_words_free(struct user_event_mm *uemm)
-{
-	if (uemm->words != uemm->words_min)
-		kvfree(uemm->words);
-}
-
-/* Back to the first table, empty. */
+/* Back to the one chain, empty, freeing any table. */
 static void uev_words_reset(struct user_event_mm *uemm)
 {
-	uev_words_free(uemm);
-	uemm->words = uemm->words_min;
-	uemm->words_bits = UEV_MM_WORDS_MIN_BITS;
-	__hash_init(uemm->words_min, ARRAY_SIZE(uemm->words_min));
+	if (uemm->words_bits)
+		kvfree(uemm->words);
+	uemm->words_bits = 0;
+	INIT_HLIST_HEAD(&uemm->word);
 }
 
 /* A table of 1 << @bits buckets, if it can be had; else longer chains. */
 static void uev_words_resize(struct user_event_mm *uemm, unsigned int bits)
 {
-	struct hlist_head *old = uemm->words;
+	struct hlist_head *table;
 	struct uev_enabler *en;
 
-	uemm->words = kvmalloc_array(1UL << bits, sizeof(*old),
-				     GFP_KERNEL_ACCOUNT);
-	if (!uemm->words) {
-		uemm->words = old;
+	table = kvmalloc_array(1UL << bits, sizeof(*table), GFP_KERNEL_ACCOUNT);
+	if (!table)
 		return;
-	}
-	__hash_init(uemm->words, 1UL << bits);
+	__hash_init(table, 1UL << bits);
+	if (uemm->words_bits)
+		kvfree(uemm->words);
+	uemm->words = table;
 	uemm->words_bits = bits;
 	list_for_each_entry(en, &uemm->enablers, mm_link)
 		hlist_add_head(&en->word_node, uev_words_chain(uemm, en->addr));
-	if (old != uemm->words_min)
-		kvfree(old);
 }
 
 /*
@@ -1200,12 +1206,10 @@ static struct user_event_mm *uev_mm_alloc(struct mm_struct *mm,
 	uemm->mm = mm;
 	mmgrab(mm);
 	refcount_set(&uemm->refs, 1);
-	xa_init(&uemm->faults);
-	INIT_WORK(&uemm->fault_work, uev_fault_work);
 	INIT_WORK(&uemm->release, uev_mm_release_work);
 	mutex_init(&uemm->lock);
 	INIT_LIST_HEAD(&uemm->enablers);
-	uev_words_reset(uemm);
+	INIT_HLIST_HEAD(&uemm->word);
 	return uemm;
 }
 
@@ -1219,8 +1223,11 @@ static void uev_mm_put(struct user_event_mm *uemm)
 	user_ns = uemm->ucounts->ns;
 	put_ucounts(uemm->ucounts);
 	put_user_ns(user_ns);
-	xa_destroy(&uemm->faults);
-	uev_words_free(uemm);
+	if (uemm->faults) {
+		xa_destroy(&uemm->faults->words);
+		kfree(uemm->faults);
+	}
+	uev_words_reset(uemm);
 	kfree(uemm);
 }
 
@@ -1255,14 +1262,14 @@ static struct user_event_mm *uev_current_mm(void)
  */
 static void uev_fault_work(struct work_struct *work)
 {
-	struct user_event_mm *uemm = container_of(work, struct user_event_mm,
-						  fault_work);
+	struct uev_faults *faults = container_of(work, struct uev_faults, work);
+	struct user_event_mm *uemm = faults->uemm;
 	struct uev_enabler *en;
 	unsigned long index, addr;
 	void *entry;
 
-	xa_for_each(&uemm->faults, index, entry) {
-		xa_erase(&uemm->faults, index);
+	xa_for_each(&faults->words, index, entry) {
+		xa_erase(&faults->words, index);
 		addr = index * sizeof(long);
 		if (uev_fault_in(uemm->mm, addr))
 			continue;
@@ -1281,6 +1288,28 @@ static void uev_fault_work(struct work_struct *work)
 	uev_mm_put(uemm);
 }
 
+/* The fault queue of @uemm, allocated on first use; NULL without memory. */
+static struct uev_faults *uev_faults_get(struct user_event_mm *uemm)
+{
+	struct uev_faults *faults = READ_ONCE(uemm->faults), *old;
+
+	if (faults)
+		return faults;
+	faults = kmalloc(sizeof(*faults), GFP_KERNEL_ACCOUNT);
+	if (!faults)
+		return NULL;
+	xa_init(&faults->words);
+	INIT_WORK(&faults->work, uev_fault_work);
+	faults->uemm = uemm;
+	/* Full barrier: the structure is initialised before it is seen. */
+	old = cmpxchg(&uemm->faults, NULL, faults);
+	if (old) {
+		kfree(faults);
+		return old;
+	}
+	return faults;
+}
+
 /*
  * Have the word at @addr updated once its page is faulted in or mmap_lock
  * is free, all its enablers at once; @attempt faults were made already.
@@ -1290,16 +1319,19 @@ static void uev_fault_work(struct work_struct *work)
 static void uev_queue_fault(struct user_event_mm *uemm, unsigned long addr,
 			    unsigned int attempt)
 {
-	int ret = xa_insert(&uemm->faults, addr / sizeof(long),
-			    xa_mk_value(attempt), GFP_KERNEL_ACCOUNT);
+	struct uev_faults *faults = uev_faults_get(uemm);
+	int ret = -ENOMEM;
 
+	if (faults)
+		ret = xa_insert(&faults->words, addr / sizeof(long),
+				xa_mk_value(attempt), GFP_KERNEL_ACCOUNT);
 	/* -EBUSY: queued already, and every enabler of the word is written */
 	if (ret == -ENOMEM)
 		pr_warn_ratelimited("no memory to retry an enable bit update\n");
 	if (ret)
 		return;
 	refcount_inc(&uemm->refs);
-	if (!queue_work(uev_wq, &uemm->fault_work))
+	if (!queue_work(uev_wq, &faults->work))
 		uev_mm_put(uemm);	/* queued already: not the last one */
 }
 
