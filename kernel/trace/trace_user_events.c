@@ -30,7 +30,10 @@
  *			user_event.status and reg_flags. Held by the trace
  *			core around uev_event_reg(), so attach/detach run
  *			under it.
- * uev_file.lock	registrations through one file: its index table.
+ * uev_slots_lock	the write-index tables of all open files: finding or
+ *			adding a slot, growing a table. One lock, not one per
+ *			file: that would triple what every open file costs.
+ *			Nothing is taken under it.
  * user_event.lock	the enablers of one event (ev_link, nr_enablers,
  *			sync_left), user_event.seq, user_event.enabled and
  *			every enabler's seq. Held while the
@@ -318,16 +321,17 @@ struct uev_slots {
 
 /**
  * struct uev_file - one open user_events_data
- * @lock:	serialises registrations through this file (slot growth)
- * @slots:	the write-index table, read under RCU by the write path
+ * @slots:	the write-index table (uev_slots_lock), read under RCU by the
+ *		write path
  * @group:	where its registrations and deletions look names up: the group
  *		of the opener's user namespace; referenced, immutable
  */
 struct uev_file {
-	struct mutex		lock;	/* see kernel-doc above */
 	struct uev_slots __rcu	*slots;
 	struct uev_group	*group;
 };
+
+static DEFINE_MUTEX(uev_slots_lock);
 
 /* "user_events_multi_ns" and a 32-bit inode number */
 #define UEV_SYSTEM_LEN		32
@@ -2549,8 +2553,9 @@ static int uev_file_slot(struct uev_file *uf, struct user_event *ev)
 	u32 i;
 	int ret;
 
-	mutex_lock(&uf->lock);
-	slots = rcu_dereference_protected(uf->slots, lockdep_is_held(&uf->lock));
+	mutex_lock(&uev_slots_lock);
+	slots = rcu_dereference_protected(uf->slots,
+					  lockdep_is_held(&uev_slots_lock));
 	for (i = 0; slots && i < slots->nr; i++) {
 		if (slots->ev[i] == ev) {
 			ret = i;
@@ -2580,7 +2585,7 @@ static int uev_file_slot(struct uev_file *uf, struct user_event *ev)
 	/* Publish ev[ret] before the write path can see the index. */
 	smp_store_release(&slots->nr, ret + 1);
 out:
-	mutex_unlock(&uf->lock);
+	mutex_unlock(&uev_slots_lock);
 	return ret;
 }
 
@@ -2797,7 +2802,6 @@ static int uev_data_open(struct inode *inode, struct file *file)
 		kfree(uf);
 		return -ENOMEM;
 	}
-	mutex_init(&uf->lock);
 	file->private_data = uf;
 	return 0;
 }
