@@ -231,10 +231,10 @@ static struct kmem_cache *uev_event_cache __ro_after_init;
  * @ev:		the event; the enabler holds a reference
  * @uemm:	the address space whose memory is written
  * @addr:	the naturally aligned long holding the bit
- * @uaddr:	enable_addr as registered, to match DIAG_IOCSUNREG
- * @bit:	bit within the long at @addr
- * @ubit:	enable_bit as registered
  * @seq:	@ev->seq last written to memory (ev->lock)
+ * @bit:	bit within the long at @addr
+ * @ubit:	enable_bit as registered, to match DIAG_IOCSUNREG
+ * @uoff:	enable_addr as registered, less @addr: to match DIAG_IOCSUNREG
  */
 struct uev_enabler {
 	struct list_head	mm_link;
@@ -243,11 +243,14 @@ struct uev_enabler {
 	struct user_event	*ev;
 	struct user_event_mm	*uemm;
 	unsigned long		addr;
-	u64			uaddr;
+	u64			seq;
 	u8			bit;
 	u8			ubit;
-	u64			seq;
+	u8			uoff;
 };
+
+/* One per registration, by the ten thousand: a cache of their size. */
+static struct kmem_cache *uev_enabler_cache __ro_after_init;
 
 /**
  * struct user_event_mm - the registrations of one address space
@@ -1364,7 +1367,7 @@ static void uev_mm_teardown(struct user_event_mm *uemm)
 
 	list_for_each_entry_safe(en, next, &dead, mm_link) {
 		uev_event_put(en->ev);
-		kfree(en);
+		kmem_cache_free(uev_enabler_cache, en);
 		uev_resched(&n);
 	}
 }
@@ -1479,12 +1482,13 @@ static struct user_event_mm *uev_mm_dup(struct user_event_mm *old,
 			lost++;
 			continue;
 		}
-		copy = kmemdup(en, sizeof(*en), GFP_KERNEL_ACCOUNT);
+		copy = kmem_cache_alloc(uev_enabler_cache, GFP_KERNEL_ACCOUNT);
 		if (!copy) {
 			uev_uncharge(new, 1);
 			lost++;
 			continue;
 		}
+		*copy = *en;
 		copy->uemm = new;
 		refcount_inc(&en->ev->refs);
 		list_add_tail(&copy->mm_link, &new->enablers);
@@ -1596,7 +1600,7 @@ static struct uev_enabler *uev_enabler_new(struct user_event_mm *uemm,
 		return ERR_PTR(-EADDRINUSE);
 	if (uemm->nr_enablers >= UEV_MM_ENABLERS_MAX || uev_charge(uemm))
 		return ERR_PTR(-ENOSPC);
-	en = kzalloc(sizeof(*en), GFP_KERNEL_ACCOUNT);
+	en = kmem_cache_zalloc(uev_enabler_cache, GFP_KERNEL_ACCOUNT);
 	if (!en) {
 		uev_uncharge(uemm, 1);
 		return ERR_PTR(-ENOMEM);
@@ -1604,7 +1608,7 @@ static struct uev_enabler *uev_enabler_new(struct user_event_mm *uemm,
 	en->uemm = uemm;
 	uev_locate_bit(reg->enable_addr, reg->enable_size, reg->enable_bit,
 		       &en->addr, &en->bit);
-	en->uaddr = reg->enable_addr;
+	en->uoff = reg->enable_addr - en->addr;
 	en->ubit = reg->enable_bit;
 	return en;
 }
@@ -1634,7 +1638,7 @@ static int uev_enabler_remove(struct user_event_mm *uemm, u64 uaddr, u8 ubit)
 
 	mutex_lock(&uemm->lock);
 	hlist_for_each_entry(en, uev_words_chain(uemm, uaddr), word_node) {
-		if (en->uaddr == uaddr && en->ubit == ubit)
+		if (en->addr + (u64)en->uoff == uaddr && en->ubit == ubit)
 			goto found;
 	}
 	mutex_unlock(&uemm->lock);
@@ -1657,7 +1661,7 @@ found:
 			break;
 	}
 	uev_event_put(en->ev);
-	kfree(en);
+	kmem_cache_free(uev_enabler_cache, en);
 	return 0;
 }
 
@@ -2662,7 +2666,7 @@ static int uev_reg_attach(struct uev_file *uf, struct user_event_mm *uemm,
 	idx = uev_file_slot(uf, ev);
 	if (idx < 0) {
 		uev_uncharge(uemm, 1);
-		kfree(en);
+		kmem_cache_free(uev_enabler_cache, en);
 		return idx;
 	}
 	uev_enabler_link(en, ev);
@@ -3013,8 +3017,9 @@ static int __init uev_init(void)
 	init_user_ns.ucount_max[UCOUNT_USER_EVENT_ENABLERS] =
 		UEV_USER_ENABLERS_MAX;
 	uev_event_cache = KMEM_CACHE(user_event, SLAB_ACCOUNT);
+	uev_enabler_cache = KMEM_CACHE(uev_enabler, SLAB_ACCOUNT);
 	uev_wq = alloc_workqueue("user_events", WQ_UNBOUND, UEV_WQ_MAX_ACTIVE);
-	if (!uev_event_cache || !uev_wq)
+	if (!uev_event_cache || !uev_enabler_cache || !uev_wq)
 		return -ENOMEM;
 	ret = dyn_event_register(&uev_dyn_ops);
 	if (ret) {
