@@ -12,6 +12,8 @@
  *			linked both on its event and on its user_event_mm.
  * struct user_event_mm	the registrations of one address space
  *			(mm->user_event_mm), whichever thread made them.
+ * struct uev_faults	the words of one address space whose update waits
+ *			for a fault or for its mmap_lock; made on first need.
  * struct uev_file	one open user_events_data: its write-index table.
  * struct uev_group	the events of one user namespace: their tracefs
  *			systems, their count against the limits.
@@ -30,10 +32,6 @@
  *			user_event.status and reg_flags. Held by the trace
  *			core around uev_event_reg(), so attach/detach run
  *			under it.
- * uev_slots_lock	the write-index tables of all open files: finding or
- *			adding a slot, growing a table. One lock, not one per
- *			file: that would triple what every open file costs.
- *			Nothing is taken under it.
  * user_event.lock	the enablers of one event (ev_link, nr_enablers,
  *			sync_left), user_event.seq, user_event.enabled and
  *			every enabler's seq. Held while the
@@ -48,6 +46,12 @@
  *			it is only tried (uev_poke()): a process that keeps
  *			its own mmap_lock busy must not stall tracing for
  *			everyone; what cannot be done at once goes to uev_wq.
+ * uev_slots_lock	the write-index tables of all open files: finding or
+ *			adding a slot, moving a full table into a larger one.
+ *			Taken under user_event_mm.lock only, never under
+ *			event_mutex; a leaf, held across no allocation. One
+ *			lock, not one per file: that would triple what every
+ *			open file costs.
  * No lock above is taken while faulting a page in: faults happen in the
  * registering task before any lock (uev_prefault()), in the unregistering
  * task after its locks are dropped (uev_enabler_remove()), in a work item
@@ -226,7 +230,7 @@ static struct kmem_cache *uev_event_cache __ro_after_init;
 /**
  * struct uev_enabler - one registered (address, bit) of one mm for an event
  * @mm_link:	entry on @uemm->enablers (uemm->lock)
- * @word_node:	entry in @uemm->words (uemm->lock)
+ * @word_node:	entry in @uemm->words or @uemm->word (uemm->lock)
  * @ev_link:	entry on @ev->enablers (ev->lock)
  * @ev:		the event; the enabler holds a reference
  * @uemm:	the address space whose memory is written
@@ -249,8 +253,11 @@ struct uev_enabler {
 	u8			uoff;
 };
 
-/* One per registration, by the ten thousand: a cache of their size. */
+/* Enablers are numerous: a cache of their exact size, not kmalloc-96. */
 static struct kmem_cache *uev_enabler_cache __ro_after_init;
+
+/* See the design note: the write-index tables of all open files. */
+static DEFINE_MUTEX(uev_slots_lock);
 
 /**
  * struct user_event_mm - the registrations of one address space
@@ -260,7 +267,8 @@ static struct kmem_cache *uev_enabler_cache __ro_after_init;
  *		the real user of the task that made the structure; referenced,
  *		and so is its user namespace; immutable
  * @faults:	the words whose update had to wait, allocated by the first
- *		(uev_faults_get()); set once, read with READ_ONCE()
+ *		update that has to wait (uev_faults_get()); set once, read
+ *		with READ_ONCE()
  * @release:	removes the registrations once the address space is gone,
  *		unless the task whose exit or exec put it does
  * @lock:	protects @enablers, @words/@word, @words_bits and @nr_enablers
@@ -274,9 +282,9 @@ static struct kmem_cache *uev_enabler_cache __ro_after_init;
  * @words_bits:	log2 of the buckets of @words
  * @nr_enablers: number of @enablers, capped at UEV_MM_ENABLERS_MAX
  *
- * Every process that registers pays for one: 128 bytes on 64-bit, the size
- * of upstream's. What a few processes need (a hash table, a fault queue) is
- * allocated when they first need it.
+ * Every process that registers pays for one: 128 bytes on 64-bit without
+ * lock debugging, the size of upstream's. What few processes need (a hash
+ * table, a fault queue) is allocated when they first need it.
  */
 struct user_event_mm {
 	struct mm_struct	*mm;
@@ -333,8 +341,6 @@ struct uev_file {
 	struct uev_slots __rcu	*slots;
 	struct uev_group	*group;
 };
-
-static DEFINE_MUTEX(uev_slots_lock);
 
 /* "user_events_multi_ns" and a 32-bit inode number */
 #define UEV_SYSTEM_LEN		32
@@ -1234,7 +1240,8 @@ static void uev_mm_put(struct user_event_mm *uemm)
 		xa_destroy(&uemm->faults->words);
 		kfree(uemm->faults);
 	}
-	uev_words_reset(uemm);
+	if (uemm->words_bits)
+		kvfree(uemm->words);
 	kfree(uemm);
 }
 
@@ -1302,7 +1309,8 @@ static struct uev_faults *uev_faults_get(struct user_event_mm *uemm)
 
 	if (faults)
 		return faults;
-	faults = kmalloc(sizeof(*faults), GFP_KERNEL_ACCOUNT);
+	/* not charged to whoever first waits: often a tracer, not the owner */
+	faults = kmalloc(sizeof(*faults), GFP_KERNEL);
 	if (!faults)
 		return NULL;
 	xa_init(&faults->words);
@@ -1488,7 +1496,12 @@ static struct user_event_mm *uev_mm_dup(struct user_event_mm *old,
 			lost++;
 			continue;
 		}
-		*copy = *en;
+		/* not *en whole: its lists and seq are others' to write */
+		copy->ev = en->ev;
+		copy->addr = en->addr;
+		copy->bit = en->bit;
+		copy->ubit = en->ubit;
+		copy->uoff = en->uoff;
 		copy->uemm = new;
 		refcount_inc(&en->ev->refs);
 		list_add_tail(&copy->mm_link, &new->enablers);
@@ -2550,46 +2563,72 @@ static struct uev_slots *uev_slots_alloc(u32 want)
 	return slots;
 }
 
-/* Slot of @ev in @uf's write-index table, added with a reference. */
-static int uev_file_slot(struct uev_file *uf, struct user_event *ev)
+/*
+ * Under uev_slots_lock: the slot of @ev in @uf's table, or a new one with
+ * a reference, moving the table into *@bigger (which it then owns) if it
+ * is full and *@bigger is larger. -EAGAIN, with the capacity to allocate
+ * in *@want, when a larger table is needed first.
+ */
+static int uev_slot_add(struct uev_file *uf, struct user_event *ev,
+			struct uev_slots **bigger, u32 *want)
 {
-	struct uev_slots *slots, *bigger;
-	u32 i;
-	int ret;
+	struct uev_slots *slots;
+	u32 i, cap;
 
-	mutex_lock(&uev_slots_lock);
+	lockdep_assert_held(&uev_slots_lock);
 	slots = rcu_dereference_protected(uf->slots,
 					  lockdep_is_held(&uev_slots_lock));
+	cap = slots ? slots->cap : 0;
 	for (i = 0; slots && i < slots->nr; i++) {
-		if (slots->ev[i] == ev) {
-			ret = i;
-			goto out;
-		}
+		if (slots->ev[i] == ev)
+			return i;
 	}
-	if (!slots || slots->nr == slots->cap) {
-		ret = -EMFILE;
-		if (slots && slots->cap == UEV_FILE_SLOTS_MAX)
-			goto out;
-		ret = -ENOMEM;
-		bigger = uev_slots_alloc(slots ? slots->cap * 2 : 1);
-		if (!bigger)
-			goto out;
-		if (slots) {
-			memcpy(bigger->ev, slots->ev, slots->nr * sizeof(ev));
-			bigger->nr = slots->nr;
+	if (!slots || slots->nr == cap) {
+		if (cap == UEV_FILE_SLOTS_MAX)
+			return -EMFILE;
+		if (!*bigger || (*bigger)->cap <= cap) {
+			*want = cap ? cap * 2 : 1;
+			return -EAGAIN;
 		}
-		rcu_assign_pointer(uf->slots, bigger);
+		if (slots) {
+			memcpy((*bigger)->ev, slots->ev, slots->nr * sizeof(ev));
+			(*bigger)->nr = slots->nr;
+		}
+		rcu_assign_pointer(uf->slots, *bigger);
 		if (slots)
 			kvfree_rcu(slots, rcu);
-		slots = bigger;
+		slots = *bigger;
+		*bigger = NULL;
 	}
 	refcount_inc(&ev->refs);
-	ret = slots->nr;
-	slots->ev[ret] = ev;
-	/* Publish ev[ret] before the write path can see the index. */
-	smp_store_release(&slots->nr, ret + 1);
-out:
-	mutex_unlock(&uev_slots_lock);
+	i = slots->nr;
+	slots->ev[i] = ev;
+	/* Publish ev[i] before the write path can see the index. */
+	smp_store_release(&slots->nr, i + 1);
+	return i;
+}
+
+/*
+ * Slot of @ev in @uf's write-index table, added with a reference. A larger
+ * table is allocated without the lock, which every file shares.
+ */
+static int uev_file_slot(struct uev_file *uf, struct user_event *ev)
+{
+	struct uev_slots *bigger = NULL;
+	u32 want = 0;
+	int ret;
+
+	for (;;) {
+		scoped_guard(mutex, &uev_slots_lock)
+			ret = uev_slot_add(uf, ev, &bigger, &want);
+		if (ret != -EAGAIN)
+			break;
+		kvfree(bigger);
+		bigger = uev_slots_alloc(want);
+		if (!bigger)
+			return -ENOMEM;
+	}
+	kvfree(bigger);
 	return ret;
 }
 
@@ -3019,8 +3058,13 @@ static int __init uev_init(void)
 	uev_event_cache = KMEM_CACHE(user_event, SLAB_ACCOUNT);
 	uev_enabler_cache = KMEM_CACHE(uev_enabler, SLAB_ACCOUNT);
 	uev_wq = alloc_workqueue("user_events", WQ_UNBOUND, UEV_WQ_MAX_ACTIVE);
-	if (!uev_event_cache || !uev_enabler_cache || !uev_wq)
+	if (!uev_event_cache || !uev_enabler_cache || !uev_wq) {
+		kmem_cache_destroy(uev_event_cache);
+		kmem_cache_destroy(uev_enabler_cache);
+		if (uev_wq)
+			destroy_workqueue(uev_wq);
 		return -ENOMEM;
+	}
 	ret = dyn_event_register(&uev_dyn_ops);
 	if (ret) {
 		pr_warn("cannot register dynamic event type: %d\n", ret);

@@ -328,6 +328,90 @@ TEST_F_TIMEOUT(regress, unregister_races_fork, 120)
 		EXPECT_EQ(-ENOENT, ue_unreg(r.fd, r.word, i));
 }
 
+#define SLOT_THREADS	4
+#define SLOT_EVENTS	48	/* per thread */
+
+struct slot_thread {
+	int fd, t, errors;
+	char *words;
+	__u32 idx[SLOT_EVENTS];
+};
+
+/* Event @k of thread @t: its command, or with @name its name only. */
+static const char *slot_event(char *buf, size_t len, int t, int k, bool name)
+{
+	snprintf(buf, len, "uet_rg_sl%d_%d%s", t, k, name ? "" : " u32 a");
+	return buf;
+}
+
+static void *slot_worker(void *arg)
+{
+	struct slot_thread *st = arg;
+	char cmd[64];
+	int k;
+
+	for (k = 0; k < SLOT_EVENTS; k++)
+		st->errors += !!ue_reg(st->fd,
+				       slot_event(cmd, sizeof(cmd), st->t, k,
+						  false),
+				       st->words + 4 * k, 4, 0, 0, &st->idx[k]);
+	return NULL;
+}
+
+/*
+ * Threads register distinct events through one file at once, so that its
+ * write-index table grows under them: a table is allocated without the
+ * lock that every file shares, and a registration that raced must neither
+ * lose a slot nor hand one index out twice.
+ */
+TEST_F(regress, slots_grow_concurrently)
+{
+	struct slot_thread st[SLOT_THREADS];
+	pthread_t th[SLOT_THREADS];
+	bool seen[SLOT_THREADS * SLOT_EVENTS] = { false };
+	char *spare = self->page + 4 * SLOT_EVENTS * SLOT_THREADS;
+	char cmd[64];
+	int fd, t, k;
+	__u32 again;
+
+	fd = ue_open_data();
+	ASSERT_LE(0, fd);
+	for (t = 0; t < SLOT_THREADS; t++) {
+		st[t] = (struct slot_thread){ .fd = fd, .t = t };
+		st[t].words = self->page + 4 * SLOT_EVENTS * t;
+		ASSERT_EQ(0, pthread_create(&th[t], NULL, slot_worker, &st[t]));
+	}
+	for (t = 0; t < SLOT_THREADS; t++)
+		pthread_join(th[t], NULL);
+
+	for (t = 0; t < SLOT_THREADS; t++) {
+		EXPECT_EQ(0, st[t].errors);
+		for (k = 0; k < SLOT_EVENTS; k++) {
+			ASSERT_GT(SLOT_THREADS * SLOT_EVENTS, st[t].idx[k]);
+			EXPECT_FALSE(seen[st[t].idx[k]])
+				TH_LOG("index %u given twice", st[t].idx[k]);
+			seen[st[t].idx[k]] = true;
+		}
+	}
+	/* each event kept its slot: registering it again finds the same */
+	slot_event(cmd, sizeof(cmd), 0, 0, false);
+	ASSERT_EQ(0, ue_reg(fd, cmd, spare, 4, 0, 0, &again));
+	EXPECT_EQ(st[0].idx[0], again);
+	slot_event(cmd, sizeof(cmd), SLOT_THREADS - 1, SLOT_EVENTS - 1, false);
+	ASSERT_EQ(0, ue_reg(fd, cmd, spare, 4, 1, 0, &again));
+	EXPECT_EQ(st[SLOT_THREADS - 1].idx[SLOT_EVENTS - 1], again);
+
+	EXPECT_EQ(0, ue_unreg(fd, spare, 0));
+	EXPECT_EQ(0, ue_unreg(fd, spare, 1));
+	for (t = 0; t < SLOT_THREADS; t++)
+		for (k = 0; k < SLOT_EVENTS; k++)
+			EXPECT_EQ(0, ue_unreg(fd, st[t].words + 4 * k, 0));
+	close(fd);
+	for (t = 0; t < SLOT_THREADS; t++)
+		for (k = 0; k < SLOT_EVENTS; k++)
+			ue_del_name(slot_event(cmd, sizeof(cmd), t, k, true));
+}
+
 /*
  * Upstream fix: "tracing/user_events: Align set_bit() address for all
  * archs" (6.6).  A 4-byte enable value at an address that is 4 mod 8 was
