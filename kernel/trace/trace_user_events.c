@@ -1453,6 +1453,42 @@ static bool uev_inherited(struct mm_struct *mm, unsigned long addr)
 }
 
 /*
+ * Link into @new, @t's user_event_mm, a copy of @en, its parent's enabler:
+ * false if it cannot be charged or allocated.
+ */
+static bool uev_enabler_copy(struct user_event_mm *new, struct uev_enabler *en)
+{
+	struct uev_enabler *copy;
+
+	lockdep_assert_held(&new->lock);
+	if (uev_charge(new))
+		return false;
+	copy = kmem_cache_alloc(uev_enabler_cache, GFP_KERNEL_ACCOUNT);
+	if (!copy) {
+		uev_uncharge(new, 1);
+		return false;
+	}
+	/* not *en whole: its lists and seq are others' to write */
+	copy->ev = en->ev;
+	copy->addr = en->addr;
+	copy->bit = en->bit;
+	copy->ubit = en->ubit;
+	copy->uoff = en->uoff;
+	copy->uemm = new;
+	refcount_inc(&en->ev->refs);
+	list_add_tail(&copy->mm_link, &new->enablers);
+	uev_word_add(new, copy);
+	new->nr_enablers++;
+
+	guard(mutex)(&en->ev->lock);
+	copy->seq = en->seq;
+	list_add_tail(&copy->ev_link, &en->ev->enablers);
+	en->ev->nr_enablers++;
+	uev_enabler_write(copy, 0);
+	return true;
+}
+
+/*
  * Copy @old's enablers into a new user_event_mm for @t's mm, charged to
  * @t's user. The child's memory is a copy of the parent's taken by
  * dup_mmap(); an enabler whose parent copy was not yet written with the
@@ -1464,15 +1500,13 @@ static struct user_event_mm *uev_mm_dup(struct user_event_mm *old,
 					struct task_struct *t)
 {
 	unsigned long page = -1UL;	/* page last looked up in @mm */
-	struct uev_enabler *en, *copy;
 	struct user_event_mm *new;
-	struct ucounts *ucounts;
+	struct uev_enabler *en;
 	unsigned int lost = 0, n = 0;
 	bool keep = false;
 
 	/* @t, not yet running, keeps its credentials and their ucounts */
-	ucounts = get_ucounts(task_ucounts(t));
-	new = uev_mm_alloc(t->mm, ucounts);
+	new = uev_mm_alloc(t->mm, get_ucounts(task_ucounts(t)));
 	if (!new)
 		return NULL;
 	mutex_lock(&old->lock);
@@ -1484,36 +1518,8 @@ static struct user_event_mm *uev_mm_dup(struct user_event_mm *old,
 			page = en->addr & PAGE_MASK;
 			keep = uev_inherited(t->mm, en->addr);
 		}
-		if (!keep)
-			continue;
-		if (uev_charge(new)) {
+		if (keep && !uev_enabler_copy(new, en))
 			lost++;
-			continue;
-		}
-		copy = kmem_cache_alloc(uev_enabler_cache, GFP_KERNEL_ACCOUNT);
-		if (!copy) {
-			uev_uncharge(new, 1);
-			lost++;
-			continue;
-		}
-		/* not *en whole: its lists and seq are others' to write */
-		copy->ev = en->ev;
-		copy->addr = en->addr;
-		copy->bit = en->bit;
-		copy->ubit = en->ubit;
-		copy->uoff = en->uoff;
-		copy->uemm = new;
-		refcount_inc(&en->ev->refs);
-		list_add_tail(&copy->mm_link, &new->enablers);
-		uev_word_add(new, copy);
-		new->nr_enablers++;
-
-		mutex_lock(&en->ev->lock);
-		copy->seq = en->seq;
-		list_add_tail(&copy->ev_link, &en->ev->enablers);
-		en->ev->nr_enablers++;
-		uev_enabler_write(copy, 0);
-		mutex_unlock(&en->ev->lock);
 		uev_resched(&n);
 	}
 	if (lost)
