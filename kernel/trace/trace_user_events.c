@@ -1110,11 +1110,17 @@ static struct hlist_head *uev_words_chain(struct user_event_mm *uemm,
 	return &uemm->words[hash_long(uev_word(addr), uemm->words_bits)];
 }
 
-/* Back to the one chain, empty, freeing any table. */
-static void uev_words_reset(struct user_event_mm *uemm)
+/* Free the table, if the hash has one rather than its one chain. */
+static void uev_words_free(struct user_event_mm *uemm)
 {
 	if (uemm->words_bits)
 		kvfree(uemm->words);
+}
+
+/* Back to the one chain, empty, freeing any table. */
+static void uev_words_reset(struct user_event_mm *uemm)
+{
+	uev_words_free(uemm);
 	uemm->words_bits = 0;
 	INIT_HLIST_HEAD(&uemm->word);
 }
@@ -1129,8 +1135,7 @@ static void uev_words_resize(struct user_event_mm *uemm, unsigned int bits)
 	if (!table)
 		return;
 	__hash_init(table, 1UL << bits);
-	if (uemm->words_bits)
-		kvfree(uemm->words);
+	uev_words_free(uemm);
 	uemm->words = table;
 	uemm->words_bits = bits;
 	list_for_each_entry(en, &uemm->enablers, mm_link)
@@ -1240,8 +1245,7 @@ static void uev_mm_put(struct user_event_mm *uemm)
 		xa_destroy(&uemm->faults->words);
 		kfree(uemm->faults);
 	}
-	if (uemm->words_bits)
-		kvfree(uemm->words);
+	uev_words_free(uemm);
 	kfree(uemm);
 }
 
