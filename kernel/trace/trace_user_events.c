@@ -594,6 +594,37 @@ static char *uev_strcpy_end(char *dst, const char *src)
 	return dst + len;
 }
 
+/*
+ * Fill @f, at record offset @off, from @t, copying its strings to *@str
+ * and moving *@str past them; a dynamic field also fills *@loc.
+ * Return: the next free entry of the dynamic field list.
+ */
+static struct uev_loc *uev_field_fill(struct uev_field *f,
+				      const struct uev_tmp_field *t, u32 off,
+				      char **str, struct uev_loc *loc)
+{
+	u32 word = sizeof(struct trace_entry) + off;
+
+	f->type = *str;
+	*str = uev_strcpy_end(*str, t->type) + 1;
+	f->name = *str;
+	*str = uev_strcpy_end(*str, t->name) + 1;
+	f->offset = off;
+	f->size = t->size;
+	f->kind = t->kind;
+	f->is_signed = f->type[0] != 'u';
+	if (f->kind < UEV_FIELD_DATA_LOC)
+		return loc;
+	/* Any dynamic field of a char type holds a C string. */
+	f->is_string = !!strstr(f->type, "char");
+	*loc = (struct uev_loc){
+		.word = word,
+		.base = f->kind == UEV_FIELD_REL_LOC ? word + sizeof(u32) : 0,
+		.is_string = f->is_string,
+	};
+	return loc + 1;
+}
+
 static struct uev_format *uev_format_build(const char *name,
 					   struct uev_tmp_field *tmp, int n)
 {
@@ -621,32 +652,9 @@ static struct uev_format *uev_format_build(const char *name,
 	/* the name first: uev_format_name() finds it there */
 	str = (char *)&loc[nr_locs];
 	str = uev_strcpy_end(str, name) + 1;
-
 	for (i = 0; i < n; i++) {
-		struct uev_field *f = &fmt->fields[i];
-
-		f->type = str;
-		str = uev_strcpy_end(str, tmp[i].type) + 1;
-		f->name = str;
-		str = uev_strcpy_end(str, tmp[i].name) + 1;
-		f->offset = off;
-		f->size = tmp[i].size;
-		f->kind = tmp[i].kind;
-		f->is_signed = f->type[0] != 'u';
-		/* Any dynamic field of a char type holds a C string. */
-		f->is_string = f->kind >= UEV_FIELD_DATA_LOC &&
-			       strstr(f->type, "char");
-		if (f->kind >= UEV_FIELD_DATA_LOC) {
-			u32 word = sizeof(struct trace_entry) + off;
-
-			*loc++ = (struct uev_loc){
-				.word = word,
-				.base = f->kind == UEV_FIELD_REL_LOC ?
-					word + sizeof(u32) : 0,
-				.is_string = f->is_string,
-			};
-		}
-		off += f->size;
+		loc = uev_field_fill(&fmt->fields[i], &tmp[i], off, &str, loc);
+		off += tmp[i].size;
 	}
 	fmt->size = off;
 	return fmt;
