@@ -33,13 +33,15 @@
  *			core around uev_event_reg(), so attach/detach run
  *			under it.
  * user_event.lock	the enablers of one event (ev_link, nr_enablers,
- *			sync_left), user_event.seq, user_event.enabled and
- *			every enabler's seq. Held while the
- *			bit is written, so the bit in user memory always
- *			follows the latest state. A tracer's toggle writes at
- *			most UEV_SYNC_INLINE enablers under it (and under
- *			event_mutex); sync_work writes the rest in batches,
- *			dropping it in between.
+ *			sync_left, sync_state) and every enabler's state.
+ *			Held while the bit is written, so the bit in user
+ *			memory always follows the latest state. A tracer's
+ *			toggle (under event_mutex) only tries it, and then
+ *			writes at most UEV_SYNC_INLINE enablers;
+ *			sync_work writes the rest in batches, dropping it in
+ *			between. Registrants hold it (registering, forking,
+ *			exiting) and may be scheduled out holding it: a
+ *			tracer must never wait for it.
  * mmap_lock (read)	of the mm being written; held across pin, write and
  *			unpin of the page, so fork's dup_mmap() (write side)
  *			never sees a half-done update. Under the locks above
@@ -175,6 +177,9 @@
 #define UEV_STATUS_PERF		BIT(1)
 #define UEV_STATUS_OTHER	BIT(2)
 
+/* user_event.state: a tracer is attached; the bits above count changes */
+#define UEV_STATE_ON		1U
+
 /**
  * struct user_event - one user event
  * @call:	the trace event, in the user_events or user_events_multi system
@@ -188,12 +193,14 @@
  * @refs:	users: enablers and file slots (see the top of the file)
  * @reg_flags:	USER_EVENT_REG_PERSIST, USER_EVENT_REG_MULTI_FORMAT (event_mutex)
  * @status:	UEV_STATUS_* of the attached probes (event_mutex, read locklessly)
- * @enabled:	state mirrored to the enablers (@lock)
- * @seq:	bumped on every change of @enabled (@lock)
- * @lock:	protects @enablers, @enabled, @seq and the enablers' seq
+ * @state:	what the enablers mirror: UEV_STATE_ON while a tracer is
+ *		attached, above it a count of the changes (written under
+ *		event_mutex, read once by each writer of a bit)
+ * @lock:	protects @enablers, @sync_state and the enablers' state
  * @enablers:	registrations of this event, in every mm (@lock); those
- *		not yet visited since the last change of @enabled first
+ *		not yet visited since @state last changed first
  * @nr_enablers: number of @enablers (@lock)
+ * @sync_state:	the @state that @sync_left counts for (@lock)
  * @sync_left:	enablers at the head of @enablers still to visit (@lock)
  * @sync_work:	visits them when a toggle left some
  * @reap_link:	on uev_reap_list while unused, not persistent and just left
@@ -213,11 +220,11 @@ struct user_event {
 	refcount_t			refs;
 	u16				reg_flags;
 	u8				status;
-	bool				enabled;
-	u64				seq;
+	u32				state;
 	struct mutex			lock;	/* see kernel-doc above */
 	struct list_head		enablers;
 	unsigned int			nr_enablers;
+	u32				sync_state;
 	unsigned int			sync_left;
 	struct work_struct		sync_work;
 	struct list_head		reap_link;
@@ -235,7 +242,7 @@ static struct kmem_cache *uev_event_cache __ro_after_init;
  * @ev:		the event; the enabler holds a reference
  * @uemm:	the address space whose memory is written
  * @addr:	the naturally aligned long holding the bit
- * @seq:	@ev->seq last written to memory (ev->lock)
+ * @state:	@ev->state last written to memory (ev->lock)
  * @bit:	bit within the long at @addr
  * @ubit:	enable_bit as registered, to match DIAG_IOCSUNREG
  * @uoff:	enable_addr as registered, less @addr: to match DIAG_IOCSUNREG
@@ -247,7 +254,7 @@ struct uev_enabler {
 	struct user_event	*ev;
 	struct user_event_mm	*uemm;
 	unsigned long		addr;
-	u64			seq;
+	u32			state;
 	u8			bit;
 	u8			ubit;
 	u8			uoff;
@@ -1028,15 +1035,15 @@ static void uev_queue_fault(struct user_event_mm *uemm, unsigned long addr,
  */
 static void uev_enabler_write(struct uev_enabler *en, unsigned int attempt)
 {
-	struct user_event *ev = en->ev;
+	u32 state = READ_ONCE(en->ev->state);
 	int ret;
 
-	lockdep_assert_held(&ev->lock);
-	if (en->seq == ev->seq)
+	lockdep_assert_held(&en->ev->lock);
+	if (en->state == state)
 		return;
-	ret = uev_poke(en->uemm->mm, en->addr, en->bit, ev->enabled);
+	ret = uev_poke(en->uemm->mm, en->addr, en->bit, state & UEV_STATE_ON);
 	if (!ret)
-		en->seq = ev->seq;
+		en->state = state;
 	else if (ret == -EAGAIN ||
 		 (ret == -EFAULT && attempt < UEV_FAULT_RETRIES))
 		uev_queue_fault(en->uemm, en->addr,
@@ -1045,15 +1052,21 @@ static void uev_enabler_write(struct uev_enabler *en, unsigned int attempt)
 
 /*
  * Visit up to @budget enablers not yet visited since @ev last changed,
- * moving each behind the others: true when some are left. An enabler
- * unlinked meanwhile makes a visited one come round again, which finds
- * it up to date; one linked meanwhile was written by whoever linked it.
+ * moving each behind the others: true when some are left. A change
+ * meanwhile starts the visit again. An enabler unlinked meanwhile makes a
+ * visited one come round again, which finds it up to date; one linked
+ * meanwhile was written by whoever linked it.
  */
 static bool uev_sync_batch(struct user_event *ev, unsigned int budget)
 {
+	u32 state = READ_ONCE(ev->state);
 	struct uev_enabler *en;
 
 	lockdep_assert_held(&ev->lock);
+	if (ev->sync_state != state) {
+		ev->sync_state = state;
+		ev->sync_left = ev->nr_enablers;
+	}
 	ev->sync_left = min(ev->sync_left, ev->nr_enablers);
 	for (; ev->sync_left && budget; ev->sync_left--, budget--) {
 		en = list_first_entry(&ev->enablers, struct uev_enabler,
@@ -1079,16 +1092,25 @@ static void uev_sync_work(struct work_struct *work)
 
 /*
  * A tracer attached or detached: mirror the new state to every enabler,
- * the first UEV_SYNC_INLINE now, the others from sync_work. Not on uev_wq,
+ * the first UEV_SYNC_INLINE now, the others from sync_work. The event's
+ * lock is only tried: a registrant that holds it may be scheduled out on
+ * a busy CPU, and every tracer waits for event_mutex meanwhile. If it is
+ * taken, sync_work writes them all once it is free; whoever holds it
+ * reads the new state or leaves its enabler to that visit. Not on uev_wq,
  * whose workers may all wait for slow faults: nothing here waits.
  */
 static void uev_event_sync(struct user_event *ev, bool enabled)
 {
-	guard(mutex)(&ev->lock);
-	ev->enabled = enabled;
-	ev->seq++;
-	ev->sync_left = ev->nr_enablers;
-	if (uev_sync_batch(ev, UEV_SYNC_INLINE))
+	bool more = true;
+
+	lockdep_assert_held(&event_mutex);
+	/* the next count, and the state: one word that writers read once */
+	WRITE_ONCE(ev->state, ((ev->state | UEV_STATE_ON) + 1) | enabled);
+	if (mutex_trylock(&ev->lock)) {
+		more = uev_sync_batch(ev, UEV_SYNC_INLINE);
+		mutex_unlock(&ev->lock);
+	}
+	if (more)
 		queue_work(system_unbound_wq, &ev->sync_work);
 }
 
@@ -1493,7 +1515,7 @@ static bool uev_enabler_copy(struct user_event_mm *new, struct uev_enabler *en)
 	new->nr_enablers++;
 
 	guard(mutex)(&en->ev->lock);
-	copy->seq = en->seq;
+	copy->state = en->state;
 	list_add_tail(&copy->ev_link, &en->ev->enablers);
 	en->ev->nr_enablers++;
 	uev_enabler_write(copy, 0);
@@ -1654,7 +1676,7 @@ static void uev_enabler_link(struct uev_enabler *en, struct user_event *ev)
 	en->uemm->nr_enablers++;
 
 	mutex_lock(&ev->lock);
-	en->seq = ev->seq - 1;	/* stale: write the current state now */
+	en->state = ~READ_ONCE(ev->state);	/* stale: write the state now */
 	list_add_tail(&en->ev_link, &ev->enablers);
 	ev->nr_enablers++;
 	uev_enabler_write(en, 0);
@@ -2258,7 +2280,7 @@ static void uev_event_update_status(struct user_event *ev)
 			status |= UEV_STATUS_OTHER;
 	}
 	WRITE_ONCE(ev->status, status);
-	if (!!status != ev->enabled)
+	if (!!status != (ev->state & UEV_STATE_ON))
 		uev_event_sync(ev, status);
 	/* The last tracer of an event nobody uses: remove it soon. */
 	if (!status && !refcount_read(&ev->refs) && !uev_is_persistent(ev) &&
