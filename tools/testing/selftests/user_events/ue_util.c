@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * Helpers of the user_events selftests; see ue_util.h.
- */
+/* Helpers of the user_events selftests; see ue_util.h. */
 #include "ue_util.h"
 
 #include <dirent.h>
@@ -10,9 +8,9 @@
 #include <stdarg.h>
 #include <sys/mount.h>
 
-/* ---------------------------------------------------------------------
- * tracefs and files
- */
+/* Bound of a tool run by ue_run_tool(): a failure bound only */
+#define UE_TOOL_SECS	300
+#define UE_ARGS_MAX	32
 
 /* libuser_events finds the mount; else mount the standard place. */
 const char *ue_tracefs(void)
@@ -28,10 +26,9 @@ const char *ue_tracefs(void)
 
 char *ue_tpath(char *buf, size_t len, const char *fmt, ...)
 {
+	int n = snprintf(buf, len, "%s/", ue_tracefs());
 	va_list ap;
-	int n;
 
-	n = snprintf(buf, len, "%s/", ue_tracefs());
 	va_start(ap, fmt);
 	vsnprintf(buf + n, len - n, fmt, ap);
 	va_end(ap);
@@ -40,10 +37,9 @@ char *ue_tpath(char *buf, size_t len, const char *fmt, ...)
 
 int ue_write_str(const char *path, const char *val, int oflags)
 {
+	int fd = open(path, O_WRONLY | O_CLOEXEC | oflags), ret = 0;
 	ssize_t len = strlen(val);
-	int fd, ret = 0;
 
-	fd = open(path, O_WRONLY | O_CLOEXEC | oflags);
 	if (fd < 0)
 		return -errno;
 	if (len && write(fd, val, len) != len)
@@ -52,30 +48,33 @@ int ue_write_str(const char *path, const char *val, int oflags)
 	return ret;
 }
 
+/* realloc() that aborts the test program when out of memory */
+static void *ue_realloc(void *p, size_t size)
+{
+	p = realloc(p, size);
+	if (!p) {
+		perror("ue_util");
+		abort();
+	}
+	return p;
+}
+
 /* A whole file as a NUL-terminated malloc()ed string. */
 char *ue_read_all(const char *path)
 {
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *buf = fd < 0 ? NULL : ue_realloc(NULL, 4096);
 	size_t cap = 4096, used = 0;
-	char *buf = NULL, *bigger;
 	ssize_t got = 1;
-	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	while (got > 0) {
-		if (!buf || cap - used < 1024) {
-			cap *= buf ? 2 : 1;
-			bigger = realloc(buf, cap);
-			if (!bigger)
-				break;
-			buf = bigger;
-		}
+	while (buf && got > 0) {
+		if (cap - used < 1024)
+			buf = ue_realloc(buf, cap *= 2);
 		got = read(fd, buf + used, cap - used - 1);
-		if (got > 0)
-			used += got;
+		used += got > 0 ? got : 0;
 	}
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	if (got) {
 		free(buf);
 		return NULL;
@@ -84,43 +83,54 @@ char *ue_read_all(const char *path)
 	return buf;
 }
 
-/* Copy the line of @text holding @needle (first one) to @out. */
-bool ue_find_line(const char *text, const char *needle, char *out,
-		  size_t len)
+static int ue_tracefs_write(const char *file, const char *val, int oflags)
 {
-	const char *hit = text ? strstr(text, needle) : NULL;
-	const char *start = hit, *stop;
+	char path[PATH_MAX];
+
+	return ue_write_str(ue_tpath(path, sizeof(path), "%s", file), val, oflags);
+}
+
+static char *ue_tracefs_read(const char *file)
+{
+	char path[PATH_MAX];
+
+	return ue_read_all(ue_tpath(path, sizeof(path), "%s", file));
+}
+
+/* Copy the line of @text holding @needle (first one) to @out. */
+bool ue_find_line(const char *text, const char *needle, char *out, size_t len)
+{
+	const char *hit = text ? strstr(text, needle) : NULL, *start = hit;
 
 	if (!hit)
 		return false;
 	while (start > text && start[-1] != '\n')
 		start--;
-	stop = strchrnul(hit, '\n');
-	snprintf(out, len, "%.*s", (int)(stop - start), start);
+	snprintf(out, len, "%.*s", (int)(strchrnul(hit, '\n') - start), start);
 	return true;
 }
 
-double ue_elapsed(const struct timespec *start)
+/* CLOCK_MONOTONIC in seconds, the clock of every bounded wait */
+static double ue_now(void)
 {
 	struct timespec now;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - start->tv_sec) +
-	       (now.tv_nsec - start->tv_nsec) / 1e9;
+	return now.tv_sec + now.tv_nsec / 1e9;
+}
+
+double ue_elapsed(const struct timespec *start)
+{
+	return ue_now() - (start->tv_sec + start->tv_nsec / 1e9);
 }
 
 /* A fresh, never touched anonymous page. */
 void *ue_map_page(int prot)
 {
-	void *page = mmap(NULL, getpagesize(), prot,
-			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *page = mmap(NULL, getpagesize(), prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	return page == MAP_FAILED ? NULL : page;
 }
-
-/* ---------------------------------------------------------------------
- * user_events_data
- */
 
 bool ue_available(void)
 {
@@ -133,8 +143,7 @@ int ue_open_data(void)
 {
 	char path[PATH_MAX];
 
-	return open(ue_tpath(path, sizeof(path), "user_events_data"),
-		    O_RDWR | O_CLOEXEC);
+	return open(ue_tpath(path, sizeof(path), "user_events_data"), O_RDWR | O_CLOEXEC);
 }
 
 void ue_fill_reg(struct user_reg *reg, const char *cmd, void *addr, int size,
@@ -156,8 +165,7 @@ int ue_reg_raw(int fd, void *arg)
 	return ioctl(fd, DIAG_IOCSREG, arg) == -1 ? -errno : 0;
 }
 
-int ue_reg(int fd, const char *cmd, void *addr, int size, int bit,
-	   __u16 flags, __u32 *index)
+int ue_reg(int fd, const char *cmd, void *addr, int size, int bit, __u16 flags, __u32 *index)
 {
 	struct user_reg reg;
 	int ret;
@@ -223,6 +231,17 @@ int ue_del_name(const char *name)
 	return ret;
 }
 
+/* @op(@arg), retried for a bounded time while it fails with EBUSY */
+static int ue_retry_busy(int (*op)(const char *), const char *arg)
+{
+	double end = ue_now() + UE_WAIT_SECS;
+	int ret;
+
+	while ((ret = op(arg)) == -EBUSY && ue_now() < end)
+		sched_yield();
+	return ret;
+}
+
 /* writev() of the write index and the payload: bytes written or -errno */
 ssize_t ue_emit(int fd, __u32 idx, const void *payload, size_t len)
 {
@@ -238,46 +257,29 @@ ssize_t ue_emit(int fd, __u32 idx, const void *payload, size_t len)
 bool ue_bit_set(const void *addr, int size, int bit)
 {
 	if (size == 8)
-		return __atomic_load_n((const uint64_t *)addr,
-				       __ATOMIC_ACQUIRE) >> bit & 1;
-	return __atomic_load_n((const uint32_t *)addr, __ATOMIC_ACQUIRE) >>
-	       bit & 1;
+		return __atomic_load_n((const uint64_t *)addr, __ATOMIC_ACQUIRE) >> bit & 1;
+	return __atomic_load_n((const uint32_t *)addr, __ATOMIC_ACQUIRE) >> bit & 1;
 }
 
-/*
- * The kernel may set or clear an enable bit later (e.g. after faulting
- * the page in): poll, yielding, until it has the wanted value.
- */
+/* The kernel may flip an enable bit later (e.g. after a fault): poll, yielding. */
 bool ue_wait_bit(const void *addr, int size, int bit, bool want)
 {
-	struct timespec start;
+	double end = ue_now() + UE_WAIT_SECS;
 
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	while (ue_bit_set(addr, size, bit) != want) {
-		if (ue_elapsed(&start) > UE_WAIT_SECS)
-			return ue_bit_set(addr, size, bit) == want;
+	while (ue_bit_set(addr, size, bit) != want && ue_now() < end)
 		sched_yield();
-	}
-	return true;
+	return ue_bit_set(addr, size, bit) == want;
 }
 
 /* The same for an event of libuser_events. */
 bool ue_wait_lib(const struct ue_event *e, bool want)
 {
-	struct timespec start;
+	double end = ue_now() + UE_WAIT_SECS;
 
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	while (ue_enabled(e) != want) {
-		if (ue_elapsed(&start) > UE_WAIT_SECS)
-			return ue_enabled(e) == want;
+	while (ue_enabled(e) != want && ue_now() < end)
 		sched_yield();
-	}
-	return true;
+	return ue_enabled(e) == want;
 }
-
-/* ---------------------------------------------------------------------
- * Per-event files, the trace, user_events_status
- */
 
 int ue_set_enable(const char *sys, const char *name, bool on)
 {
@@ -292,8 +294,7 @@ bool ue_event_exists(const char *sys, const char *name)
 	char path[PATH_MAX];
 	struct stat st;
 
-	return !stat(ue_tpath(path, sizeof(path), "events/%s/%s", sys, name),
-		     &st);
+	return !stat(ue_tpath(path, sizeof(path), "events/%s/%s", sys, name), &st);
 }
 
 int ue_event_id(const char *sys, const char *name)
@@ -301,8 +302,7 @@ int ue_event_id(const char *sys, const char *name)
 	char path[PATH_MAX], *text;
 	int id;
 
-	text = ue_read_all(ue_tpath(path, sizeof(path), "events/%s/%s/id",
-				    sys, name));
+	text = ue_read_all(ue_tpath(path, sizeof(path), "events/%s/%s/id", sys, name));
 	if (!text)
 		return -errno;
 	id = atoi(text);
@@ -314,83 +314,43 @@ char *ue_format_read(const char *sys, const char *name)
 {
 	char path[PATH_MAX];
 
-	return ue_read_all(ue_tpath(path, sizeof(path), "events/%s/%s/format",
-				    sys, name));
+	return ue_read_all(ue_tpath(path, sizeof(path), "events/%s/%s/format", sys, name));
 }
 
 /*
- * Walk the "field:DECL NAME[N];<tab>offset:O;<tab>size:S;" lines of a
- * format file; @match(NAME, O, S, arg) returning true stops the walk.
+ * Offset of @field in the event's record, from the "field:DECL NAME[N];<tab>offset:O;<tab>size:S;"
+ * lines of its format file; with NULL, where the common_ fields end.
  */
-static int ue_format_walk(const char *sys, const char *name,
-			  bool (*match)(const char *, int, int, void *),
-			  void *arg)
+int ue_field_offset(const char *sys, const char *name, const char *field)
 {
-	char *text = ue_format_read(sys, name), *line, *save, *semi, *field;
+	char *text = ue_format_read(sys, name), *line, *save, *semi, *f;
 	int off, size, ret = -ENOENT;
 
 	if (!text)
 		return -errno;
-	for (line = strtok_r(text, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		field = strstr(line, "field:");
-		semi = field ? strchr(field, ';') : NULL;
-		if (!semi || sscanf(semi, "; offset:%d; size:%d", &off,
-				    &size) != 2)
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		f = strstr(line, "field:");
+		semi = f ? strchr(f, ';') : NULL;
+		if (!semi || sscanf(semi, "; offset:%d; size:%d", &off, &size) != 2)
 			continue;
 		*semi = '\0';
-		field = strrchr(field, ' ') ? strrchr(field, ' ') + 1 :
-			field + strlen("field:");
-		field[strcspn(field, "[")] = '\0';
-		if (match(field, off, size, arg)) {
-			ret = 0;
+		f = strrchr(f, ' ') ? strrchr(f, ' ') + 1 : f + strlen("field:");
+		f[strcspn(f, "[")] = '\0';
+		if (field && !strcmp(f, field)) {
+			ret = off;
 			break;
 		}
+		if (!field && !strncmp(f, "common_", 7) && off + size > ret)
+			ret = off + size;
 	}
 	free(text);
 	return ret;
 }
 
-struct ue_field_at {
-	const char *name;
-	int at;
-};
-
-static bool ue_field_is(const char *field, int off, int size, void *arg)
-{
-	struct ue_field_at *f = arg;
-
-	f->at = off;
-	return !strcmp(field, f->name);
-}
-
-/* Offset of @field in the event's record, as its format file says. */
-int ue_field_offset(const char *sys, const char *name, const char *field)
-{
-	struct ue_field_at f = { field, 0 };
-	int ret = ue_format_walk(sys, name, ue_field_is, &f);
-
-	return ret ?: f.at;
-}
-
-static bool ue_common_end(const char *field, int off, int size, void *arg)
-{
-	int *end = arg;
-
-	if (!strncmp(field, "common_", 7) && off + size > *end)
-		*end = off + size;
-	return false;
-}
-
-/*
- * sizeof(struct trace_entry) as published: where the common fields end
- * (the base of __data_loc offsets and of the payload in a record).
- */
+/* sizeof(struct trace_entry) as published: the base of __data_loc offsets and payloads */
 int ue_entry_size(const char *sys, const char *name)
 {
-	int end = 0, ret = ue_format_walk(sys, name, ue_common_end, &end);
-
-	return ret == -ENOENT ? (end ?: -ENOENT) : ret;
+	return ue_field_offset(sys, name, NULL);
 }
 
 /* Is @tp "<name>.<hex digits>", a version of a multi-format event? */
@@ -403,46 +363,24 @@ bool ue_is_version_of(const char *tp, const char *name)
 	       strspn(hex, "0123456789abcdefABCDEF") == strlen(hex);
 }
 
-/*
- * The versions of multi-format event @name in user_events_multi; one that
- * has the field @field (any one if NULL) is copied to @tp.  Returns the
- * count.
- */
-int ue_multi_versions(const char *name, const char *field, char *tp,
-		      size_t len)
+/* Count the versions of multi-format event @name; one with @field (NULL: any) goes to @tp. */
+int ue_multi_versions(const char *name, const char *field, char *tp, size_t len)
 {
 	char path[PATH_MAX];
 	struct dirent *de;
 	int count = 0;
-	DIR *dir;
+	DIR *dir = opendir(ue_tpath(path, sizeof(path), "events/%s", UE_SYS_MULTI));
 
-	dir = opendir(ue_tpath(path, sizeof(path), "events/%s", UE_SYS_MULTI));
 	while (dir && (de = readdir(dir))) {
 		if (!ue_is_version_of(de->d_name, name))
 			continue;
 		count++;
-		if (tp && (!field || ue_field_offset(UE_SYS_MULTI, de->d_name,
-						     field) >= 0))
+		if (tp && (!field || ue_field_offset(UE_SYS_MULTI, de->d_name, field) >= 0))
 			snprintf(tp, len, "%s", de->d_name);
 	}
 	if (dir)
 		closedir(dir);
 	return count;
-}
-
-static int ue_tracefs_write(const char *file, const char *val, int oflags)
-{
-	char path[PATH_MAX];
-
-	return ue_write_str(ue_tpath(path, sizeof(path), "%s", file), val,
-			    oflags);
-}
-
-static char *ue_tracefs_read(const char *file)
-{
-	char path[PATH_MAX];
-
-	return ue_read_all(ue_tpath(path, sizeof(path), "%s", file));
 }
 
 int ue_tracing_on(void)
@@ -469,8 +407,7 @@ int ue_trace_count(const char *name, char *last, size_t len)
 	if (!text)
 		return -1;
 	snprintf(key, sizeof(key), " %s:", name);
-	for (line = strtok_r(text, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (line[0] == '#' || !strstr(line, key))
 			continue;
 		if (last)
@@ -489,30 +426,25 @@ char *ue_status_read(void)
 /* The "Active: N" and "Busy: M" counters of user_events_status. */
 bool ue_status_counts(int *active, int *busy)
 {
-	char *text = ue_status_read(), *p;
-	bool ok;
+	char *text = ue_status_read(), *p = text ? strstr(text, "\nActive: ") : NULL;
+	bool ok = p && sscanf(p, "\nActive: %d\nBusy: %d", active, busy) == 2;
 
-	if (!text)
-		return false;
-	p = strstr(text, "\nActive: ");
-	ok = p && sscanf(p, "\nActive: %d\nBusy: %d", active, busy) == 2;
 	free(text);
 	return ok;
 }
 
 /* The line of @file whose first word is @prefix@name. */
-static bool ue_line_of(const char *file, const char *prefix,
-		       const char *name, char *out, size_t len)
+static bool ue_line_of(const char *file, const char *prefix, const char *name, char *out,
+		       size_t len)
 {
 	char *text = ue_tracefs_read(file), *line, *save, *word;
 	size_t plen = strlen(prefix);
 	bool found = false;
 
-	for (line = text ? strtok_r(text, "\n", &save) : NULL;
-	     line && !found; line = strtok_r(NULL, "\n", &save)) {
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line && !found;
+	     line = strtok_r(NULL, "\n", &save)) {
 		word = line + plen;
-		if (strncmp(line, prefix, plen) ||
-		    strncmp(word, name, strlen(name)))
+		if (strncmp(line, prefix, plen) || strncmp(word, name, strlen(name)))
 			continue;
 		word += strlen(name);
 		found = !*word || *word == ' ';
@@ -529,14 +461,12 @@ bool ue_status_line(const char *name, char *out, size_t len)
 }
 
 /*
- * Count what is left of the events whose names start with @prefix: the
- * tracefs directories, user_events_status and dynamic_events lines.  The
- * first few go to @out; with @del, the names in the status are deleted.
+ * Count the tracefs directories, user_events_status and dynamic_events lines of events named
+ * @prefix*; the first few go to @out; with @del, the names in the status are deleted.
  */
 int ue_leftovers(const char *prefix, bool del, char *out, size_t len)
 {
-	static const char * const files[] = { "user_events_status",
-					      "dynamic_events" };
+	static const char * const files[] = { "user_events_status", "dynamic_events" };
 	static const char * const sys[] = { UE_SYS, UE_SYS_MULTI };
 	char path[PATH_MAX], *text, *line, *save;
 	size_t plen = strlen(prefix), pos = 0;
@@ -548,10 +478,8 @@ int ue_leftovers(const char *prefix, bool del, char *out, size_t len)
 	for (i = 0; i < 2; i++) {
 		d = opendir(ue_tpath(path, sizeof(path), "events/%s", sys[i]));
 		while (d && (de = readdir(d)))
-			if (!strncmp(de->d_name, prefix, plen) && ++n &&
-			    pos < len)
-				pos += snprintf(out + pos, len - pos, " %s/%s",
-						sys[i], de->d_name);
+			if (!strncmp(de->d_name, prefix, plen) && ++n && pos < len)
+				pos += snprintf(out + pos, len - pos, " %s/%s", sys[i], de->d_name);
 		if (d)
 			closedir(d);
 	}
@@ -564,8 +492,7 @@ int ue_leftovers(const char *prefix, bool del, char *out, size_t len)
 				continue;
 			line[strcspn(line, " ")] = '\0';
 			if (++n && pos < len)
-				pos += snprintf(out + pos, len - pos, " %s:%s",
-						files[i], line);
+				pos += snprintf(out + pos, len - pos, " %s:%s", files[i], line);
 			/* a multi-format NAME.ID is deleted by NAME */
 			line[strcspn(line, ".")] = '\0';
 			if (del && !i)
@@ -598,10 +525,6 @@ int ue_perf_open(int id, bool exclude_kernel)
 	return ue_perf_open_cpu(id, -1, exclude_kernel);
 }
 
-/* ---------------------------------------------------------------------
- * User namespaces
- */
-
 /* Inode number of the caller's user namespace, 0 if unknown */
 unsigned long ue_userns_inum(void)
 {
@@ -619,16 +542,14 @@ char *ue_ns_system(char *buf, size_t len, unsigned long inum, bool multi)
 
 static bool ue_is_ns_system(const char *dir)
 {
-	static const char * const prefixes[] = { UE_SYS "_ns",
-						  UE_SYS_MULTI "_ns" };
+	static const char * const prefixes[] = { UE_SYS "_ns", UE_SYS_MULTI "_ns" };
 	const char *digits;
 	int i;
 
 	for (i = 0; i < 2; i++) {
-		if (strncmp(dir, prefixes[i], strlen(prefixes[i])))
-			continue;
 		digits = dir + strlen(prefixes[i]);
-		if (*digits && strspn(digits, "0123456789") == strlen(digits))
+		if (!strncmp(dir, prefixes[i], strlen(prefixes[i])) && *digits &&
+		    strspn(digits, "0123456789") == strlen(digits))
 			return true;
 	}
 	return false;
@@ -641,63 +562,41 @@ int ue_ns_systems(char *out, size_t len)
 	struct dirent *de;
 	size_t pos = 0;
 	int n = 0;
-	DIR *d;
+	DIR *d = opendir(ue_tpath(path, sizeof(path), "events"));
 
 	if (len)
 		out[0] = '\0';
-	d = opendir(ue_tpath(path, sizeof(path), "events"));
-	while (d && (de = readdir(d))) {
-		if (!ue_is_ns_system(de->d_name))
-			continue;
-		n++;
-		if (pos < len)
+	while (d && (de = readdir(d)))
+		if (ue_is_ns_system(de->d_name) && ++n && pos < len)
 			pos += snprintf(out + pos, len - pos, " %s", de->d_name);
-	}
 	if (d)
 		closedir(d);
 	return n;
 }
 
-/*
- * Namespace groups lose their systems when their last event goes, which
- * may happen in a work item after the last user left: poll, bounded.
- */
+/* A group's systems go with its last event, maybe in a work item: poll, bounded. */
 bool ue_wait_ns_systems_gone(char *out, size_t len)
 {
-	struct timespec start;
+	double end = ue_now() + UE_WAIT_SECS;
+	int left;
 
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	while (ue_ns_systems(out, len)) {
-		if (ue_elapsed(&start) > UE_WAIT_SECS)
-			return false;
+	while ((left = ue_ns_systems(out, len)) && ue_now() < end)
 		usleep(10000);	/* a bounded poll, not a synchronisation */
-	}
-	return true;
+	return !left;
 }
 
 /* Wait until event @name of @sys (the whole system if NULL) is gone. */
 bool ue_wait_gone(const char *sys, const char *name)
 {
+	double end = ue_now() + UE_WAIT_SECS;
 	char path[PATH_MAX];
-	struct timespec start;
 	struct stat st;
 
-	if (name)
-		ue_tpath(path, sizeof(path), "events/%s/%s", sys, name);
-	else
-		ue_tpath(path, sizeof(path), "events/%s", sys);
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	while (!stat(path, &st)) {
-		if (ue_elapsed(&start) > UE_WAIT_SECS)
-			return false;
+	ue_tpath(path, sizeof(path), "events/%s%s%s", sys, name ? "/" : "", name ?: "");
+	while (!stat(path, &st) && ue_now() < end)
 		usleep(10000);	/* a bounded poll, not a synchronisation */
-	}
-	return true;
+	return stat(path, &st) != 0;
 }
-
-/* ---------------------------------------------------------------------
- * dynamic_events
- */
 
 /* One command; O_APPEND, as O_TRUNC would delete every event. */
 int ue_dyn_cmd(const char *cmd)
@@ -717,16 +616,10 @@ int ue_dyn_add(const char *name, const char *fields)
 /* Delete a persistent event, retrying EBUSY while tools let go. */
 int ue_dyn_del(const char *name)
 {
-	struct timespec start;
 	char cmd[300];
-	int ret;
 
 	snprintf(cmd, sizeof(cmd), "-:%s", name);
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	while ((ret = ue_dyn_cmd(cmd)) == -EBUSY &&
-	       ue_elapsed(&start) < UE_WAIT_SECS)
-		sched_yield();
-	return ret;
+	return ue_retry_busy(ue_dyn_cmd, cmd);
 }
 
 bool ue_dyn_line(const char *name, char *out, size_t len)
@@ -742,16 +635,11 @@ int ue_dyn_count(const char *want)
 
 	if (!text)
 		return -1;
-	for (line = strtok_r(text, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
 		n += !strcmp(line, want);
 	free(text);
 	return n;
 }
-
-/* ---------------------------------------------------------------------
- * Tracking, so that a teardown always leaves a clean system
- */
 
 int ue_track_init(struct ue_track *t)
 {
@@ -760,20 +648,9 @@ int ue_track_init(struct ue_track *t)
 	return t->fd < 0 ? -errno : 0;
 }
 
-/* Grow an array by one element of @size; abort when out of memory. */
-static void *ue_grow(void *arr, int n, size_t size)
-{
-	arr = realloc(arr, (n + 1) * size);
-	if (!arr) {
-		perror("ue_track");
-		abort();
-	}
-	return arr;
-}
-
 static void ue_track_name(char ***list, int *n, const char *name)
 {
-	*list = ue_grow(*list, *n, sizeof(**list));
+	*list = ue_realloc(*list, (*n + 1) * sizeof(**list));
 	(*list)[(*n)++] = strdup(name);
 }
 
@@ -783,14 +660,14 @@ int ue_track_reg_fd(struct ue_track *t, int fd, const char *cmd, void *addr,
 	int ret = ue_reg(fd, cmd, addr, size, bit, flags, index);
 
 	if (!ret) {
-		t->regs = ue_grow(t->regs, t->nregs, sizeof(*t->regs));
+		t->regs = ue_realloc(t->regs, (t->nregs + 1) * sizeof(*t->regs));
 		t->regs[t->nregs++] = (struct ue_track_reg){ fd, addr, bit };
 	}
 	return ret;
 }
 
-int ue_track_reg(struct ue_track *t, const char *cmd, void *addr, int size,
-		 int bit, __u32 *index)
+int ue_track_reg(struct ue_track *t, const char *cmd, void *addr, int size, int bit,
+		 __u32 *index)
 {
 	return ue_track_reg_fd(t, t->fd, cmd, addr, size, bit, 0, index);
 }
@@ -814,8 +691,8 @@ void ue_track_del(struct ue_track *t, const char *name)
 }
 
 /* Register @cmd at (@addr, @bit), enable it, wait for the bit. */
-int ue_reg_enabled(struct ue_track *t, void *addr, const char *cmd,
-		   const char *name, int bit, __u32 *index)
+int ue_reg_enabled(struct ue_track *t, void *addr, const char *cmd, const char *name, int bit,
+		   __u32 *index)
 {
 	int ret = ue_track_reg(t, cmd, addr, 4, bit, index);
 
@@ -826,14 +703,10 @@ int ue_reg_enabled(struct ue_track *t, void *addr, const char *cmd,
 	return ret;
 }
 
-/*
- * Disable, unregister, close, delete.  A delete may see EBUSY while the
- * kernel drops its last references: retried for a bounded time.
- */
+/* Disable, unregister, close, delete (retrying EBUSY while the kernel lets go). */
 void ue_track_cleanup(struct ue_track *t)
 {
 	char path[PATH_MAX];
-	struct timespec start;
 	int i;
 
 	for (i = 0; i < t->nenabled; i++) {
@@ -846,22 +719,14 @@ void ue_track_cleanup(struct ue_track *t)
 	if (t->fd >= 0)
 		close(t->fd);
 	for (i = 0; i < t->ndels; i++) {
-		clock_gettime(CLOCK_MONOTONIC, &start);
-		while (ue_del_name(t->dels[i]) == -EBUSY &&
-		       ue_elapsed(&start) < UE_WAIT_SECS)
-			sched_yield();
+		ue_retry_busy(ue_del_name, t->dels[i]);
 		free(t->dels[i]);
 	}
 	free(t->enabled);
 	free(t->regs);
 	free(t->dels);
-	memset(t, 0, sizeof(*t));
-	t->fd = -1;
+	*t = (struct ue_track){ .fd = -1 };
 }
-
-/* ---------------------------------------------------------------------
- * The usual fixture (UE_FIXTURE)
- */
 
 const char *ue_skip_reason(int flags)
 {
@@ -872,8 +737,7 @@ const char *ue_skip_reason(int flags)
 	return NULL;
 }
 
-int ue_fixture_init(struct ue_track *t, char **page, int *perf_fd,
-		    int flags)
+int ue_fixture_init(struct ue_track *t, char **page, int *perf_fd, int flags)
 {
 	int ret;
 
@@ -898,36 +762,25 @@ void ue_fixture_fini(struct ue_track *t, char *page, int perf_fd, int flags)
 		munmap(page, getpagesize());
 }
 
-/* ---------------------------------------------------------------------
- * Capabilities
- */
-
 /*
- * Run @fn(@arg) in a child (same uid) without the capabilities @caps in
- * its effective and permitted sets.  Returns what @fn returned (0 or
- * -errno), -ECHILD when the child could not run it.
+ * Run @fn(@arg) in a child (same uid) without @caps in its effective and permitted sets:
+ * what @fn returned (0 or -errno), -ECHILD when the child could not run it.
  */
-int ue_run_without_caps(const int *caps, int ncaps, int (*fn)(void *),
-			void *arg)
+int ue_run_without_caps(const int *caps, int ncaps, int (*fn)(void *), void *arg)
 {
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
 	int i, ret, status;
-	pid_t pid;
+	pid_t pid = fork();
 
-	pid = fork();
 	if (pid < 0)
 		return -errno;
 	if (!pid) {
 		if (syscall(SYS_capget, &hdr, data))
 			_exit(255);
 		for (i = 0; i < ncaps; i++) {
-			data[CAP_TO_INDEX(caps[i])].effective &=
-				~CAP_TO_MASK(caps[i]);
-			data[CAP_TO_INDEX(caps[i])].permitted &=
-				~CAP_TO_MASK(caps[i]);
+			data[CAP_TO_INDEX(caps[i])].effective &= ~CAP_TO_MASK(caps[i]);
+			data[CAP_TO_INDEX(caps[i])].permitted &= ~CAP_TO_MASK(caps[i]);
 		}
 		if (syscall(SYS_capset, &hdr, data))
 			_exit(255);
@@ -952,8 +805,7 @@ int ue_cb_dyn(void *cmd)
 	return ue_dyn_cmd(cmd);
 }
 
-long long ue_env(const char *name, long long def, long long min,
-		 long long max)
+long long ue_env(const char *name, long long def, long long min, long long max)
 {
 	const char *val = getenv(name);
 	long long n = val ? strtoll(val, NULL, 0) : def;
@@ -961,10 +813,7 @@ long long ue_env(const char *name, long long def, long long min,
 	return n < min ? min : n > max ? max : n;
 }
 
-/* ---------------------------------------------------------------------
- * splitmix64
- */
-
+/* splitmix64 */
 __u64 ue_rand(__u64 *state)
 {
 	__u64 x = *state += 0x9e3779b97f4a7c15ull;
@@ -978,10 +827,6 @@ __u32 ue_rand_n(__u64 *state, __u32 n)
 {
 	return n ? ue_rand(state) % n : 0;
 }
-
-/* ---------------------------------------------------------------------
- * Consumer tests: tools and the writer mode
- */
 
 void ue_writer_text(char *buf, size_t len, int i)
 {
@@ -1011,8 +856,7 @@ int ue_writer_main(int argc, char **argv)
 		snprintf(tag, sizeof(tag), "t%d", i);
 		snprintf(dl, sizeof(dl), "dl-%d", i);
 		snprintf(rl, sizeof(rl), "rl-%d", i);
-		if (ue_write(e, (unsigned int)i, -i, (uint64_t)i * 1000 + 7,
-			     tag, dl, rl))
+		if (ue_write(e, (unsigned int)i, -i, (uint64_t)i * 1000 + 7, tag, dl, rl))
 			ret = 4;
 	}
 	ue_session_close(s);
@@ -1030,13 +874,10 @@ int ue_main(int argc, char **argv, int (*harness)(int, char **))
 const char *ue_self(void)
 {
 	static char self[PATH_MAX];
-	ssize_t n;
 
-	if (!self[0]) {
-		n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-		if (n > 0)
-			self[n] = '\0';
-	}
+	/* zero-filled: readlink()'s result stays NUL-terminated */
+	if (!self[0] && readlink("/proc/self/exe", self, sizeof(self) - 1) < 0)
+		self[0] = '\0';
 	return self;
 }
 
@@ -1047,8 +888,7 @@ bool ue_have_tool(const char *prog)
 	bool found = false;
 
 	dirs = strdup(env ? env : "/usr/bin:/bin");
-	for (dir = strtok_r(dirs, ":", &save); dir && !found;
-	     dir = strtok_r(NULL, ":", &save)) {
+	for (dir = strtok_r(dirs, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
 		snprintf(path, sizeof(path), "%s/%s", dir, prog);
 		found = !access(path, X_OK);
 	}
@@ -1056,20 +896,16 @@ bool ue_have_tool(const char *prog)
 	return found;
 }
 
-#define UE_ARGS_MAX	32
-#define UE_TOOL_SECS	300
-
 /*
- * Run "@prog args..." (NULL-terminated, as execlp()) in /tmp, stdout and
- * stderr to @out (NULL: /dev/null).  Returns its exit status, 128 + the
- * signal, or -1 (also after UE_TOOL_SECS, a failure bound).
+ * Run "@prog args..." (NULL-terminated) in /tmp, stdout and stderr to @out (NULL: /dev/null):
+ * its exit status, 128 + the signal, or -1 (also after UE_TOOL_SECS, a failure bound).
  */
 int ue_run_tool(const char *out, const char *prog, ...)
 {
 	const char *argv[UE_ARGS_MAX + 1] = { prog };
-	struct timespec start;
 	int status, fd, n = 1;
 	pid_t pid, got;
+	double end;
 	va_list ap;
 
 	va_start(ap, prog);
@@ -1082,21 +918,18 @@ int ue_run_tool(const char *out, const char *prog, ...)
 	if (pid < 0)
 		return -1;
 	if (!pid) {
-		fd = open(out ?: "/dev/null", O_WRONLY | O_CREAT | O_TRUNC,
-			  0644);
+		fd = open(out ?: "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0 || chdir("/tmp"))
 			_exit(126);
 		execvp(argv[0], (char *const *)argv);
 		_exit(127);
 	}
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	while ((got = waitpid(pid, &status, WNOHANG)) == 0) {
-		if (ue_elapsed(&start) > UE_TOOL_SECS) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			return -1;
-		}
+	end = ue_now() + UE_TOOL_SECS;
+	while (!(got = waitpid(pid, &status, WNOHANG)) && ue_now() < end)
 		usleep(10000);	/* a bounded poll, not a synchronisation */
+	if (!got) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
 	}
 	if (got != pid)
 		return -1;
@@ -1126,8 +959,7 @@ int ue_count_in(const char *path, const char *needle)
 /* The line of @path holding @needle, into the test log */
 void ue_show_line(const char *tool, const char *path, const char *needle)
 {
-	char *text = ue_read_all(path);
-	char line[512];
+	char *text = ue_read_all(path), line[512];
 
 	if (ue_find_line(text, needle, line, sizeof(line)))
 		fprintf(stderr, "# %s: %s\n", tool, line);
@@ -1140,8 +972,8 @@ void ue_dump(const char *path, int max_lines)
 	char *text = ue_read_all(path), *line, *save;
 	int n = 0;
 
-	for (line = text ? strtok_r(text, "\n", &save) : NULL;
-	     line && n < max_lines; line = strtok_r(NULL, "\n", &save), n++)
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line && n < max_lines;
+	     line = strtok_r(NULL, "\n", &save), n++)
 		fprintf(stderr, "#   | %s\n", line);
 	free(text);
 }

@@ -1,13 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers of the user_events selftests, implemented once in ue_util.c and
- * linked into every test program (with libuser_events, whose tracefs
- * lookup and typed writes they reuse).
- *
- * They talk to the kernel only through the documented ABI: tracefs
- * (user_events_data, user_events_status, dynamic_events, the per-event
- * directories) and perf_event_open().  Functions return 0 or a negative
- * errno, so that a test compares against the expected error directly.
+ * Helpers of the user_events selftests (ue_util.c, linked into every test
+ * program with libuser_events).  They use the documented ABI only (tracefs,
+ * perf_event_open()) and return 0 or a negative errno to compare directly.
  */
 #ifndef _UE_UTIL_H
 #define _UE_UTIL_H
@@ -57,19 +52,17 @@ const char *ue_tracefs(void);
 __printf(3, 4) char *ue_tpath(char *buf, size_t len, const char *fmt, ...);
 int ue_write_str(const char *path, const char *val, int oflags);
 char *ue_read_all(const char *path);
-bool ue_find_line(const char *text, const char *needle, char *out,
-		  size_t len);
+bool ue_find_line(const char *text, const char *needle, char *out, size_t len);
 double ue_elapsed(const struct timespec *start);
 void *ue_map_page(int prot);
 
 /* user_events_data */
 bool ue_available(void);
 int ue_open_data(void);
-void ue_fill_reg(struct user_reg *reg, const char *cmd, void *addr, int size,
-		 int bit, __u16 flags);
+void ue_fill_reg(struct user_reg *reg, const char *cmd, void *addr, int size, int bit,
+		 __u16 flags);
 int ue_reg_raw(int fd, void *arg);
-int ue_reg(int fd, const char *cmd, void *addr, int size, int bit,
-	   __u16 flags, __u32 *index);
+int ue_reg(int fd, const char *cmd, void *addr, int size, int bit, __u16 flags, __u32 *index);
 int ue_reg_in_thread(int fd, const char *cmd, void *addr, int bit);
 int ue_unreg(int fd, void *addr, int bit);
 int ue_del(int fd, const char *name);
@@ -87,8 +80,7 @@ char *ue_format_read(const char *sys, const char *name);
 int ue_field_offset(const char *sys, const char *name, const char *field);
 int ue_entry_size(const char *sys, const char *name);
 bool ue_is_version_of(const char *tp, const char *name);
-int ue_multi_versions(const char *name, const char *field, char *tp,
-		      size_t len);
+int ue_multi_versions(const char *name, const char *field, char *tp, size_t len);
 int ue_tracing_on(void);
 int ue_trace_clear(void);
 char *ue_trace_read(void);
@@ -116,10 +108,7 @@ int ue_dyn_del(const char *name);
 bool ue_dyn_line(const char *name, char *out, size_t len);
 int ue_dyn_count(const char *want);
 
-/*
- * What one test registered, enabled and must delete, undone by
- * ue_track_cleanup() in the fixture's teardown.  The lists grow.
- */
+/* What a test registered, enabled and must delete: undone by ue_track_cleanup() */
 struct ue_track_reg {
 	int fd;
 	void *addr;
@@ -130,19 +119,17 @@ struct ue_track {
 	int fd;
 	int nregs, nenabled, ndels;
 	struct ue_track_reg *regs;
-	char **enabled;
-	char **dels;
+	char **enabled, **dels;
 };
 
 int ue_track_init(struct ue_track *t);
-int ue_track_reg_fd(struct ue_track *t, int fd, const char *cmd, void *addr,
-		    int size, int bit, __u16 flags, __u32 *index);
-int ue_track_reg(struct ue_track *t, const char *cmd, void *addr, int size,
-		 int bit, __u32 *index);
+int ue_track_reg_fd(struct ue_track *t, int fd, const char *cmd, void *addr, int size, int bit,
+		    __u16 flags, __u32 *index);
+int ue_track_reg(struct ue_track *t, const char *cmd, void *addr, int size, int bit, __u32 *index);
 int ue_track_enable(struct ue_track *t, const char *sys, const char *name);
 void ue_track_del(struct ue_track *t, const char *name);
-int ue_reg_enabled(struct ue_track *t, void *addr, const char *cmd,
-		   const char *name, int bit, __u32 *index);
+int ue_reg_enabled(struct ue_track *t, void *addr, const char *cmd, const char *name, int bit,
+		   __u32 *index);
 void ue_track_cleanup(struct ue_track *t);
 
 /*
@@ -155,8 +142,7 @@ void ue_track_cleanup(struct ue_track *t);
 #define UE_TRACE	2
 
 const char *ue_skip_reason(int flags);
-int ue_fixture_init(struct ue_track *t, char **page, int *perf_fd,
-		    int flags);
+int ue_fixture_init(struct ue_track *t, char **page, int *perf_fd, int flags);
 void ue_fixture_fini(struct ue_track *t, char *page, int perf_fd, int flags);
 
 /* The members of the usual fixture: FIXTURE(x) { UE_FIXTURE_MEMBERS; }; */
@@ -173,9 +159,8 @@ void ue_fixture_fini(struct ue_track *t, char *page, int perf_fd, int flags);
 		if (ue_skip_reason(self->flags))			\
 			SKIP(, "%s", ue_skip_reason(self->flags));	\
 		else							\
-			ASSERT_EQ(0, ue_fixture_init(&self->t,		\
-				  &self->page, &self->perf_fd,		\
-				  self->flags));			\
+			ASSERT_EQ(0, ue_fixture_init(&self->t, &self->page,	\
+				  &self->perf_fd, self->flags));	\
 	} while (0)
 
 /* FIXTURE_TEARDOWN(x) { UE_TEARDOWN(); } of such a fixture */
@@ -183,14 +168,12 @@ void ue_fixture_fini(struct ue_track *t, char *page, int perf_fd, int flags);
 	ue_fixture_fini(&self->t, self->page, self->perf_fd, self->flags)
 
 /* capabilities: run fn(arg) in a child without the capabilities caps */
-int ue_run_without_caps(const int *caps, int ncaps, int (*fn)(void *),
-			void *arg);
+int ue_run_without_caps(const int *caps, int ncaps, int (*fn)(void *), void *arg);
 int ue_cb_del(void *name);
 int ue_cb_dyn(void *cmd);
 
 /* the number in environment variable @name (@def), within [min, max] */
-long long ue_env(const char *name, long long def, long long min,
-		 long long max);
+long long ue_env(const char *name, long long def, long long min, long long max);
 
 /* one seeded stream of pseudo-random numbers (splitmix64) */
 __u64 ue_rand(__u64 *state);
@@ -213,9 +196,8 @@ bool ue_have_tool(const char *prog);
 int ue_run_tool(const char *out, const char *prog, ...);
 int ue_count_str(const char *text, const char *needle);
 /*
- * ASSERT_TRUE(ue_nonnull(p)), not ASSERT_NE(NULL, p): kselftest_harness.h
- * prints both operands of ASSERT_EQ() and friends as integers, which
- * warns for a pointer on 32-bit builds (and would sign-extend it).
+ * ASSERT_TRUE(ue_nonnull(p)), not ASSERT_NE(NULL, p): the harness prints
+ * operands as integers, which warns for a pointer on 32-bit builds.
  */
 #define ue_nonnull(p)	(!!(p))
 int ue_count_in(const char *path, const char *needle);
