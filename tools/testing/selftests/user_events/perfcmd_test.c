@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The perf tool on user events: "perf record -e user_events:NAME -- writer"
- * and "perf script" decode every field of every event; with ":u"
- * (exclude_kernel) the samples are kept too.
- *
- * The event is created persistent through dynamic_events first, so perf
- * finds it; the writer (this binary in writer mode) registers the same
- * format, waits for its enable bit and writes.
+ * and "perf script" decode every field of every event, also with ":u"
+ * (exclude_kernel).  The event is created persistent (dynamic_events) for
+ * perf to find; the writer (this binary) registers the same format.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -18,77 +15,59 @@
 #define PC_COUNT	20
 
 FIXTURE(perfcmd) {
-	char name[64];
-	char data[PATH_MAX];
-	char out[PATH_MAX];
-	bool created;
+	char data[PATH_MAX], out[PATH_MAX];
 };
 
 FIXTURE_VARIANT(perfcmd) {
-	const char *name;
-	const char *modifier;
+	const char *name, *modifier;
 };
 
-FIXTURE_VARIANT_ADD(perfcmd, plain) {
-	.name = "uet_pc_plain",
-	.modifier = "",
-};
-
-FIXTURE_VARIANT_ADD(perfcmd, user_only) {
-	.name = "uet_pc_user",
-	.modifier = ":u",
-};
+FIXTURE_VARIANT_ADD(perfcmd, plain) { .name = "uet_pc_plain", .modifier = "" };
+FIXTURE_VARIANT_ADD(perfcmd, user_only) { .name = "uet_pc_user", .modifier = ":u" };
 
 FIXTURE_SETUP(perfcmd)
 {
-	self->created = false;
-	snprintf(self->name, sizeof(self->name), "%s", variant->name);
-	snprintf(self->data, sizeof(self->data), "/tmp/%s.data", self->name);
-	snprintf(self->out, sizeof(self->out), "/tmp/%s.out", self->name);
+	snprintf(self->data, sizeof(self->data), "/tmp/%s.data", variant->name);
+	snprintf(self->out, sizeof(self->out), "/tmp/%s.out", variant->name);
 	if (!ue_available())
 		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
 	if (!ue_have_tool("perf"))
 		SKIP(return, "perf not installed (Debian: linux-perf)");
-	ASSERT_EQ(0, ue_dyn_add(self->name, UE_WRITER_FIELDS));
-	self->created = true;
+	ASSERT_EQ(0, ue_dyn_add(variant->name, UE_WRITER_FIELDS));
 }
 
 FIXTURE_TEARDOWN(perfcmd)
 {
-	if (self->created)
-		EXPECT_EQ(0, ue_dyn_del(self->name));
+	EXPECT_EQ(0, ue_dyn_del(variant->name));
 	unlink(self->data);
 	unlink(self->out);
 }
 
 TEST_F_TIMEOUT(perfcmd, record_script, 240)
 {
-	char event[128], count[16], expect[128], needle[160];
+	char event[128], count[16], expect[128];
 	int i, ret;
 
-	snprintf(event, sizeof(event), "user_events:%s%s", self->name,
+	snprintf(event, sizeof(event), "user_events:%s%s", variant->name,
 		 variant->modifier);
 	snprintf(count, sizeof(count), "%d", PC_COUNT);
 	ret = ue_run_tool(self->out, "perf", "record", "-q", "--no-buildid",
 			  "-e", event, "-o", self->data, "--",
-			  ue_self(), UE_WRITER_ARG, self->name, count, NULL);
-	if (ret) {
-		ue_dump(self->out, 40);
-		ASSERT_EQ(0, ret) TH_LOG("perf record failed");
-	}
-
-	ret = ue_run_tool(self->out, "perf", "script", "-i", self->data, NULL);
+			  ue_self(), UE_WRITER_ARG, variant->name, count, NULL);
+	if (!ret)
+		ret = ue_run_tool(self->out, "perf", "script", "-i", self->data,
+				  NULL);
 	if (ret)
 		ue_dump(self->out, 40);
-	ASSERT_EQ(0, ret) TH_LOG("perf script failed");
+	ASSERT_EQ(0, ret) TH_LOG("perf record or script failed");
 
 	/* one sample per write, every field decoded */
-	snprintf(needle, sizeof(needle), "user_events:%s:", self->name);
-	EXPECT_EQ(PC_COUNT, ue_count_in(self->out, needle));
+	snprintf(expect, sizeof(expect), "user_events:%s:", variant->name);
+	EXPECT_EQ(PC_COUNT, ue_count_in(self->out, expect));
 	for (i = 0; i < PC_COUNT; i++) {
-		ue_writer_text(expect, sizeof(expect), i);
-		snprintf(needle, sizeof(needle), "%s\n", expect);
-		EXPECT_EQ(1, ue_count_in(self->out, needle))
+		ue_writer_text(expect, sizeof(expect) - 1, i);
+		strcat(expect, "\n");
+		EXPECT_EQ(1, ue_count_in(self->out, expect))
 			TH_LOG("missing: %s", expect);
 	}
 	ue_writer_text(expect, sizeof(expect), 3);

@@ -21,37 +21,36 @@
 	"onmatch(user_events." SY_START ").trace(" SY_LAT ",id,$lat)"
 #define SY_REQS		8
 
+/* tracefs writes of the test, undone in reverse order by the teardown */
+static const struct {
+	const char *file, *on, *off;
+} steps[] = {
+	{ "synthetic_events", SY_SYNTH, "!" SY_SYNTH },
+	{ "events/" UE_SYS "/" SY_START "/trigger", SY_TRIG_START,
+	  "!" SY_TRIG_START },
+	/* it refers to the synthetic event: removed before it */
+	{ "events/" UE_SYS "/" SY_END "/trigger", SY_TRIG_END, "!" SY_TRIG_END },
+	{ "events/synthetic/" SY_LAT "/enable", "1", "0" },
+};
+
 FIXTURE(synth) {
 	struct ue_session *s;
 	struct ue_event *start, *end;
-	bool synth, trig_start, trig_end, enabled;
+	int done;		/* steps done */
 };
 
-static int trig(const char *event, const char *cmd)
+static int step(int i, bool on)
 {
 	char path[PATH_MAX];
 
-	ue_tpath(path, sizeof(path), "events/%s/%s/trigger", UE_SYS, event);
-	return ue_write_str(path, cmd, O_APPEND);
-}
-
-static int synth_cmd(const char *cmd)
-{
-	char path[PATH_MAX];
-
-	ue_tpath(path, sizeof(path), "synthetic_events");
-	return ue_write_str(path, cmd, O_APPEND);
+	ue_tpath(path, sizeof(path), "%s", steps[i].file);
+	return ue_write_str(path, on ? steps[i].on : steps[i].off, O_APPEND);
 }
 
 FIXTURE_SETUP(synth)
 {
 	char path[PATH_MAX];
 
-	self->s = NULL;
-	self->synth = false;
-	self->trig_start = false;
-	self->trig_end = false;
-	self->enabled = false;
 	if (!ue_available())
 		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
 	if (access(ue_tpath(path, sizeof(path), "synthetic_events"), F_OK))
@@ -68,15 +67,8 @@ FIXTURE_SETUP(synth)
 
 FIXTURE_TEARDOWN(synth)
 {
-	if (self->enabled)
-		EXPECT_EQ(0, ue_set_enable("synthetic", SY_LAT, false));
-	/* the end trigger refers to the synthetic event: remove it first */
-	if (self->trig_end)
-		EXPECT_EQ(0, trig(SY_END, "!" SY_TRIG_END));
-	if (self->trig_start)
-		EXPECT_EQ(0, trig(SY_START, "!" SY_TRIG_START));
-	if (self->synth)
-		EXPECT_EQ(0, synth_cmd("!" SY_SYNTH));
+	while (self->done--)
+		EXPECT_EQ(0, step(self->done, false));
 	ue_session_close(self->s);
 }
 
@@ -87,15 +79,9 @@ TEST_F(synth, latency)
 	unsigned int seen = 0;
 	int i, got, records = 0;
 
-	ASSERT_EQ(0, synth_cmd(SY_SYNTH));
-	self->synth = true;
-	ASSERT_EQ(0, trig(SY_START, SY_TRIG_START));
-	self->trig_start = true;
-	ASSERT_EQ(0, trig(SY_END, SY_TRIG_END)) TH_LOG("%s", SY_TRIG_END);
-	self->trig_end = true;
-	ASSERT_EQ(0, ue_set_enable("synthetic", SY_LAT, true));
-	self->enabled = true;
-
+	for (; self->done < (int)ARRAY_SIZE(steps); self->done++)
+		ASSERT_EQ(0, step(self->done, true))
+			TH_LOG("%s", steps[self->done].on);
 	ASSERT_TRUE(ue_wait_lib(self->start, true));
 	ASSERT_TRUE(ue_wait_lib(self->end, true));
 

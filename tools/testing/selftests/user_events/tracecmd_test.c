@@ -1,17 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * trace-cmd on user events: "trace-cmd start -e user_events:NAME", the
- * writer, "trace-cmd stop" and "trace-cmd extract", then "trace-cmd
+ * trace-cmd on user events: after "trace-cmd start -e user_events:NAME",
+ * the writer (this binary), "trace-cmd stop" and "extract", "trace-cmd
  * report" decodes every field of every event, __data_loc and __rel_loc
- * strings included.
- *
+ * strings included.  The event is created persistent (dynamic_events) for
+ * trace-cmd to enable it before the writer registers the same format.
  * Not "trace-cmd record WRITER": its recorders stop when the writer exits
- * and may leave the last records of a CPU's buffer unread (a run once
- * missed two).  extract reads the stopped buffers to the end.
- *
- * The event is created persistent through dynamic_events first, so
- * trace-cmd can enable it before the writer (this binary in writer mode)
- * registers the same format.
+ * and may leave the last records of a CPU's buffer unread.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -26,18 +21,15 @@
 #define TC_COUNT	20
 
 FIXTURE(tracecmd) {
-	bool created;
 };
 
 FIXTURE_SETUP(tracecmd)
 {
-	self->created = false;
 	if (!ue_available())
 		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
 	if (!ue_have_tool("trace-cmd"))
 		SKIP(return, "trace-cmd not installed");
 	ASSERT_EQ(0, ue_dyn_add(TC_NAME, UE_WRITER_FIELDS));
-	self->created = true;
 }
 
 FIXTURE_TEARDOWN(tracecmd)
@@ -46,19 +38,16 @@ FIXTURE_TEARDOWN(tracecmd)
 
 	/* trace-cmd leaves the event enabled and tracing off */
 	ue_set_enable(UE_SYS, TC_NAME, false);
-	ue_tpath(path, sizeof(path), "set_event");
-	ue_write_str(path, "", O_TRUNC);
-	ue_tpath(path, sizeof(path), "tracing_on");
-	ue_write_str(path, "1", O_TRUNC);
-	if (self->created)
-		EXPECT_EQ(0, ue_dyn_del(TC_NAME));
+	ue_write_str(ue_tpath(path, sizeof(path), "set_event"), "", O_TRUNC);
+	ue_tracing_on();
+	EXPECT_EQ(0, ue_dyn_del(TC_NAME));
 	unlink(TC_DATA);
 	unlink(TC_OUT);
 }
 
 TEST_F_TIMEOUT(tracecmd, record_report, 240)
 {
-	char count[16], expect[128], needle[160];
+	char count[16], expect[128];
 	int i, ret;
 
 	snprintf(count, sizeof(count), "%d", TC_COUNT);
@@ -72,20 +61,18 @@ TEST_F_TIMEOUT(tracecmd, record_report, 240)
 	if (!ret)
 		ret = ue_run_tool(TC_OUT, "trace-cmd", "extract", "-o", TC_DATA,
 				  NULL);
+	if (!ret)
+		ret = ue_run_tool(TC_OUT, "trace-cmd", "report", "-i", TC_DATA,
+				  NULL);
 	if (ret)
 		ue_dump(TC_OUT, 40);
-	ASSERT_EQ(0, ret) TH_LOG("trace-cmd start/writer/stop/extract failed");
-
-	ret = ue_run_tool(TC_OUT, "trace-cmd", "report", "-i", TC_DATA, NULL);
-	if (ret)
-		ue_dump(TC_OUT, 40);
-	ASSERT_EQ(0, ret) TH_LOG("trace-cmd report failed");
+	ASSERT_EQ(0, ret) TH_LOG("trace-cmd start/writer/stop/extract/report failed");
 
 	EXPECT_EQ(TC_COUNT, ue_count_in(TC_OUT, " " TC_NAME ":"));
 	for (i = 0; i < TC_COUNT; i++) {
-		ue_writer_text(expect, sizeof(expect), i);
-		snprintf(needle, sizeof(needle), "%s\n", expect);
-		EXPECT_EQ(1, ue_count_in(TC_OUT, needle))
+		ue_writer_text(expect, sizeof(expect) - 1, i);
+		strcat(expect, "\n");
+		EXPECT_EQ(1, ue_count_in(TC_OUT, expect))
 			TH_LOG("missing: %s", expect);
 	}
 	ue_writer_text(expect, sizeof(expect), 3);
