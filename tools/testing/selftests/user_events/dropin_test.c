@@ -1,34 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * user_events as a drop-in for upstream 6.12: the registrations that
- * deployed clients send (OpenTelemetry exporters, the .NET runtime,
- * EventHeader providers), payload sizes per consumer, strings, names, the
- * sysctl, and registrations that belong to the address space rather than
- * to the thread that made them.
+ * user_events as a drop-in for upstream 6.12: the registrations deployed
+ * clients send (OpenTelemetry exporters, the .NET runtime, EventHeader
+ * providers), payload sizes per consumer, strings, names, the sysctl, and
+ * registrations owned by the address space, not the registering thread.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-
 #include <stddef.h>
-#include <sys/wait.h>
 
-#include "../kselftest_harness.h"
 #include "ue_util.h"
+#include "../kselftest_harness.h"
 
 #define MAX_PATH	"/proc/sys/kernel/user_events_max"
 
-/* A mapped perf ring of one event, for counting samples and their sizes. */
+/* A mapped perf ring of one event: one page of metadata, 8 of data. */
 struct di_ring {
 	int fd;
-	void *map;
 	size_t size;
 	struct perf_event_mmap_page *meta;
 };
 
+/* Open, map and enable the ring of @name. */
 static int di_ring_open(struct di_ring *r, const char *name)
 {
-	long page = getpagesize();
 	int id = ue_event_id(UE_SYS, name);
 
 	if (id < 0)
@@ -36,20 +29,18 @@ static int di_ring_open(struct di_ring *r, const char *name)
 	r->fd = ue_perf_open(id, false);
 	if (r->fd < 0)
 		return -errno;
-	r->size = page * 9;	/* one page of metadata, 8 of data */
-	r->map = mmap(NULL, r->size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		      r->fd, 0);
-	if (r->map == MAP_FAILED) {
+	r->size = getpagesize() * 9;
+	r->meta = mmap(NULL, r->size, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+	if (r->meta == MAP_FAILED || ioctl(r->fd, PERF_EVENT_IOC_ENABLE, 0)) {
 		close(r->fd);
 		return -errno;
 	}
-	r->meta = r->map;
 	return 0;
 }
 
 static void di_ring_close(struct di_ring *r)
 {
-	munmap(r->map, r->size);
+	munmap(r->meta, r->size);
 	close(r->fd);
 }
 
@@ -57,9 +48,8 @@ static void di_ring_close(struct di_ring *r)
 static __u32 di_ring_raw_size(struct di_ring *r)
 {
 	long page = getpagesize();
-	char *data = (char *)r->map + page;
-	__u64 head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
-	__u64 pos = 0;
+	char *data = (char *)r->meta + page;
+	__u64 head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE), pos = 0;
 
 	while (pos < head) {
 		struct perf_event_header *h = (void *)(data + pos % (page * 8));
@@ -90,16 +80,14 @@ FIXTURE_TEARDOWN(di)
 }
 
 /* Register @cmd, write @len bytes of @payload with ftrace on, find it. */
-static void di_client(struct __test_metadata *_metadata, struct ue_track *t,
-		      __u32 *word, const char *cmd, const char *name,
-		      const void *payload, size_t len)
+static void di_client(struct __test_metadata *_metadata, struct ue_track *t, __u32 *word,
+		      const char *cmd, const char *name, const void *payload, size_t len)
 {
 	char *text;
 	__u32 idx;
 
-	ASSERT_EQ(0, ue_track_reg(t, cmd, word, 4, 0, &idx));
-	ASSERT_EQ(0, ue_track_enable(t, UE_SYS, name));
-	ASSERT_TRUE(ue_wait_bit(word, 4, 0, true));
+	ue_track_del(t, name);
+	ASSERT_EQ(0, ue_reg_enabled(t, word, cmd, name, 0, &idx));
 	ASSERT_EQ(0, ue_trace_clear());
 	ASSERT_EQ((ssize_t)(len + 4), ue_emit(t->fd, idx, payload, len));
 	text = ue_trace_read();
@@ -122,7 +110,6 @@ TEST_F(di, otlp_metrics)
 	di_client(_metadata, &self->t, &self->word,
 		  "uet_di_otlp u32 protocol;char[8] version;__rel_loc u8[] buffer",
 		  "uet_di_otlp", &p, offsetof(typeof(p), bytes) + sizeof(p.bytes));
-	ue_track_del(&self->t, "uet_di_otlp");
 }
 
 /* The .NET runtime: two binary __rel_loc u8[] blobs without NULs. */
@@ -143,7 +130,6 @@ TEST_F(di, dotnet_runtime)
 	di_client(_metadata, &self->t, &self->word,
 		  "uet_di_dotnet u8 version; u16 event_id; __rel_loc u8[] extension; __rel_loc u8[] payload",
 		  "uet_di_dotnet", p, sizeof(p));
-	ue_track_del(&self->t, "uet_di_dotnet");
 }
 
 /* EventHeader names reach 255 bytes: plain and multi-format. */
@@ -157,12 +143,12 @@ TEST_F(di, eventheader_long_name)
 	memset(name + n, 'x', 255 - n);
 	name[255] = '\0';
 	snprintf(cmd, sizeof(cmd), "%s __rel_loc u8[] eventheader_fields", name);
+	ue_track_del(&self->t, name);
 	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, &self->word, 4, 0, &idx));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, name));
 	ASSERT_EQ(0, ue_track_reg_fd(&self->t, self->t.fd, cmd, &word2, 4, 0,
 				     USER_EVENT_REG_MULTI_FORMAT, &idx2));
 	EXPECT_NE(idx, idx2);
-	ue_track_del(&self->t, name);
 }
 
 /* A payload of 5,000 bytes reaches a perf-only consumer (perf holds 8 KiB). */
@@ -174,18 +160,16 @@ TEST_F(di, perf_takes_large_payload)
 	__u32 idx;
 
 	ASSERT_TRUE(ue_nonnull(p));
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_di_big __rel_loc u8[] blob",
-				  &self->word, 4, 0, &idx));
 	ue_track_del(&self->t, "uet_di_big");
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_di_big __rel_loc u8[] blob", &self->word, 4, 0,
+				  &idx));
 	ASSERT_EQ(0, di_ring_open(&r, "uet_di_big"));
-	ASSERT_EQ(0, ioctl(r.fd, PERF_EVENT_IOC_ENABLE, 0));
 	ASSERT_TRUE(ue_wait_bit(&self->word, 4, 0, true));
 	memset(p, 0x5a, len);
 	*(__u32 *)p = DYN_LOC(0, len - 4);
 	EXPECT_EQ((ssize_t)(len + 4), ue_emit(self->t.fd, idx, p, len));
 	/* raw: the common fields + payload, padded for perf's alignment */
-	EXPECT_GE(di_ring_raw_size(&r),
-		  len + ue_entry_size(UE_SYS, "uet_di_big"));
+	EXPECT_GE(di_ring_raw_size(&r), len + ue_entry_size(UE_SYS, "uet_di_big"));
 	di_ring_close(&r);
 	free(p);
 }
@@ -203,18 +187,15 @@ TEST_F(di, sizes_per_consumer)
 	__u32 idx;
 
 	ASSERT_TRUE(ue_nonnull(p));
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_di_sz __rel_loc u8[] blob",
-				  &self->word, 4, 0, &idx));
 	ue_track_del(&self->t, "uet_di_sz");
-	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_di_sz"));
-	ASSERT_TRUE(ue_wait_bit(&self->word, 4, 0, true));
+	ASSERT_EQ(0, ue_reg_enabled(&self->t, &self->word, "uet_di_sz __rel_loc u8[] blob",
+				    "uet_di_sz", 0, &idx));
 	*(__u32 *)p = DYN_LOC(0, 0);
 	/* ftrace only: a record beyond a ring-buffer page */
 	EXPECT_EQ(-E2BIG, ue_emit(self->t.fd, idx, p, big));
 	EXPECT_EQ(8, ue_emit(self->t.fd, idx, p, 4));
 	/* ftrace and perf: perf holds 8 KiB, more than a 4 KiB page */
 	ASSERT_EQ(0, di_ring_open(&r, "uet_di_sz"));
-	ASSERT_EQ(0, ioctl(r.fd, PERF_EVENT_IOC_ENABLE, 0));
 	EXPECT_EQ((ssize_t)mid + 4, ue_emit(self->t.fd, idx, p, mid));
 	EXPECT_EQ(-E2BIG, ue_emit(self->t.fd, idx, p, big));
 	di_ring_close(&r);
@@ -230,11 +211,9 @@ TEST_F(di, unsigned_char_string_needs_nul)
 	} p = { DYN_LOC(0, 4), "abcd" };
 	__u32 idx;
 
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_di_uc __rel_loc unsigned char[] s",
-				  &self->word, 4, 0, &idx));
 	ue_track_del(&self->t, "uet_di_uc");
-	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_di_uc"));
-	ASSERT_TRUE(ue_wait_bit(&self->word, 4, 0, true));
+	ASSERT_EQ(0, ue_reg_enabled(&self->t, &self->word, "uet_di_uc __rel_loc unsigned char[] s",
+				    "uet_di_uc", 0, &idx));
 	EXPECT_EQ(-EFAULT, ue_emit(self->t.fd, idx, &p, sizeof(p)));
 	p.s[3] = '\0';
 	EXPECT_EQ((ssize_t)sizeof(p) + 4, ue_emit(self->t.fd, idx, &p, sizeof(p)));
@@ -243,12 +222,8 @@ TEST_F(di, unsigned_char_string_needs_nul)
 /* Names: upstream's rules, and the names tracefs could not show. */
 TEST_F(di, names)
 {
-	static const char * const ok[] = {
-		"uet_di-dash.dot", "1uet_di_digit", "uet_di_%$*?",
-	};
-	static const char * const bad[] = {
-		"uet_di:flag", "uet_di/slash", ".", "..", "",
-	};
+	static const char * const ok[] = { "uet_di-dash.dot", "1uet_di_digit", "uet_di_%$*?" };
+	static const char * const bad[] = { "uet_di:flag", "uet_di/slash", ".", "..", "" };
 	__u32 idx;
 	int i;
 
@@ -258,8 +233,8 @@ TEST_F(di, names)
 		EXPECT_EQ(0, ue_unreg(self->t.fd, &self->word, i));
 	}
 	for (i = 0; i < ARRAY_SIZE(bad); i++)
-		EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, bad[i], &self->word, 4,
-					  0, 0, &idx)) TH_LOG("'%s'", bad[i]);
+		EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, bad[i], &self->word, 4, 0, 0, &idx))
+			TH_LOG("'%s'", bad[i]);
 }
 
 /* An address nothing can write is refused, and leaves no write index. */
@@ -269,10 +244,8 @@ TEST_F(di, unwritable_enable_addr)
 	__u32 idx = 7;
 
 	ASSERT_TRUE(ro != MAP_FAILED);
-	EXPECT_EQ(-EFAULT, ue_reg(self->t.fd, "uet_di_ro u32 a", ro, 4, 0, 0,
-				  &idx));
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_di_rw u32 a", &self->word, 4,
-				  0, &idx));
+	EXPECT_EQ(-EFAULT, ue_reg(self->t.fd, "uet_di_ro u32 a", ro, 4, 0, 0, &idx));
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_di_rw u32 a", &self->word, 4, 0, &idx));
 	EXPECT_EQ(0, idx);
 	munmap(ro, getpagesize());
 }
@@ -285,12 +258,10 @@ TEST_F(di, max_zero)
 
 	ASSERT_TRUE(ue_nonnull(old));
 	ASSERT_EQ(0, ue_write_str(MAX_PATH, "0", O_TRUNC));
-	EXPECT_EQ(-EMFILE, ue_reg(self->t.fd, "uet_di_max u32 a", &self->word,
-				  4, 0, 0, &idx));
+	EXPECT_EQ(-EMFILE, ue_reg(self->t.fd, "uet_di_max u32 a", &self->word, 4, 0, 0, &idx));
 	EXPECT_EQ(-EINVAL, ue_write_str(MAX_PATH, "-1", O_TRUNC));
 	EXPECT_EQ(0, ue_write_str(MAX_PATH, old, O_TRUNC));
-	EXPECT_EQ(0, ue_track_reg(&self->t, "uet_di_max u32 a", &self->word,
-				  4, 0, &idx));
+	EXPECT_EQ(0, ue_track_reg(&self->t, "uet_di_max u32 a", &self->word, 4, 0, &idx));
 	free(old);
 }
 
@@ -309,33 +280,30 @@ TEST_F(di, error_log)
 		{ "uet_di/el u32 a", "Event name", "uet_di/el u32 a" },
 		{ "uet_di_el u32 a; u32 a", "Duplicate field name", "a" },
 	};
-	char dyn[128], line[160], *log, *at, *eol;
+	const char *at, *cmd, *eol, *caret;
+	char dyn[128], path[160], *log;
 	__u32 idx;
 	int i;
 
+	ue_tpath(path, sizeof(path), "error_log");
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		ASSERT_EQ(0, ue_write_str(ue_tpath(line, sizeof(line),
-						   "error_log"), "", O_TRUNC));
+		ASSERT_EQ(0, ue_write_str(path, "", O_TRUNC));
 		snprintf(dyn, sizeof(dyn), "u:%s", cases[i].cmd);
 		EXPECT_EQ(-EINVAL, ue_dyn_cmd(dyn));
-		EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, cases[i].cmd, &self->word,
-					  4, 0, 0, &idx));
-		log = ue_read_all(ue_tpath(line, sizeof(line), "error_log"));
+		EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, cases[i].cmd, &self->word, 4, 0, 0, &idx));
+		log = ue_read_all(path);
 		ASSERT_TRUE(ue_nonnull(log));
 		/* two entries; in each, the caret sits under the bad text */
 		at = strstr(log, cases[i].msg);
 		EXPECT_TRUE(ue_nonnull(at)) TH_LOG("%s: %s", cases[i].cmd, log);
 		at = at ? strstr(at, "Command: ") : NULL;
 		if (at) {
-			const char *cmd = at + strlen("Command: ");
-			const char *caret;
-
+			cmd = at + strlen("Command: ");
 			eol = strchr(cmd, '\n');
 			caret = eol ? strchr(eol, '^') : NULL;
 			ASSERT_TRUE(ue_nonnull(caret));
 			/* the caret line is indented like "  Command: " */
-			EXPECT_EQ(0, strncmp(cmd + (caret - (eol + 1)) -
-					     strlen("  Command: "),
+			EXPECT_EQ(0, strncmp(cmd + (caret - (eol + 1)) - strlen("  Command: "),
 					     cases[i].caret, strlen(cases[i].caret)))
 				TH_LOG("%s", log);
 		}
@@ -343,14 +311,11 @@ TEST_F(di, error_log)
 	}
 }
 
-/* ---- registrations belong to the address space -------------------------- */
-
 /* The thread that registered exits: the process's bit still follows. */
 TEST_F(di, mm_owned_thread_exit)
 {
-	ASSERT_EQ(0, ue_reg_in_thread(self->t.fd, "uet_di_mm u32 a",
-				      &self->word, 0));
 	ue_track_del(&self->t, "uet_di_mm");
+	ASSERT_EQ(0, ue_reg_in_thread(self->t.fd, "uet_di_mm u32 a", &self->word, 0));
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_di_mm"));
 	EXPECT_TRUE(ue_wait_bit(&self->word, 4, 0, true));
 	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_di_mm", false));
@@ -365,9 +330,8 @@ TEST_F(di, mm_owned_fork_from_other_thread)
 	pid_t pid;
 	char c;
 
-	ASSERT_EQ(0, ue_reg_in_thread(self->t.fd, "uet_di_mm u32 a",
-				      &self->word, 0));
 	ue_track_del(&self->t, "uet_di_mm");
+	ASSERT_EQ(0, ue_reg_in_thread(self->t.fd, "uet_di_mm u32 a", &self->word, 0));
 	ASSERT_EQ(0, pipe(pipefd));
 	pid = fork();
 	ASSERT_GE(pid, 0);
@@ -395,12 +359,8 @@ TEST_F(di, mm_owned_gone_with_process)
 
 	pid = fork();
 	ASSERT_GE(pid, 0);
-	if (!pid) {
-		int fd = ue_open_data();
-
-		_exit(ue_reg_in_thread(fd, "uet_di_mm u32 a", &self->word, 0) ?
-		      1 : 0);
-	}
+	if (!pid)
+		_exit(ue_reg_in_thread(ue_open_data(), "uet_di_mm u32 a", &self->word, 0) ? 1 : 0);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
 	/* unused now: removed with the process, not later */

@@ -1,35 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * user_events limits: kernel.user_events_max, the number of events in the
- * system (EMFILE beyond it; unused events are reaped before refusing).
- * The 65536 registrations per address space are in mmcap_test.c; the
- * registrations per user (/proc/sys/user/max_user_event_enablers) here.
- *
- * The per-file cap of 65536 write indexes is not reachable with the
- * default user_events_max, so it is not tested.
- *
- * kernel.user_events_max is unsigned, as upstream's: 0 is accepted and
- * stops the creation of events, a negative value is EINVAL.
+ * user_events limits: kernel.user_events_max, the number of events (EMFILE
+ * beyond it; unused events are reaped first), unsigned as upstream's: 0
+ * stops creations, negative is EINVAL.  Also the registrations per user
+ * (/proc/sys/user/max_user_event_enablers); those per address space are in
+ * mmcap_test.c, the per-file 65536 write indexes are out of reach.
  *
  * PARTLY EXPECTED TO FAIL ON UPSTREAM (6.12): it frees unused events
  * after a delay.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-
-#include "../kselftest_harness.h"
 #include "ue_util.h"
+#include "../kselftest_harness.h"
 
 #define MAX_PATH	"/proc/sys/kernel/user_events_max"
 #define NFDS		8
-
-FIXTURE(limits) {
-	struct ue_track t;
-	char *page;
-	char saved[32];
-	int fds[NFDS];
-};
+#define MULTI		USER_EVENT_REG_MULTI_FORMAT
+#define PERSIST		USER_EVENT_REG_PERSIST
 
 static int read_max(void)
 {
@@ -43,17 +29,12 @@ static int read_max(void)
 	return val;
 }
 
-static int write_max(const char *val)
-{
-	return ue_write_str(MAX_PATH, val, 0);
-}
-
 static int set_max(int val)
 {
 	char buf[32];
 
 	snprintf(buf, sizeof(buf), "%d", val);
-	return write_max(buf);
+	return ue_write_str(MAX_PATH, buf, 0);
 }
 
 /* Number of events in the system, as counted by user_events_status. */
@@ -64,15 +45,14 @@ static int active_events(void)
 	return ue_status_counts(&active, &busy) ? active : -1;
 }
 
-/* Why the sysctl cannot be changed, NULL if it can */
-static const char *sysctl_unusable(const char *saved)
-{
-	if (!saved[0])
-		return "no " MAX_PATH;
-	if (geteuid() != 0)
-		return "changing " MAX_PATH " needs root";
-	return NULL;
-}
+/* n0: the events in the system when the test starts */
+FIXTURE(limits) {
+	struct ue_track t;
+	char *page;
+	char saved[32];
+	int fds[NFDS];
+	int n0;
+};
 
 FIXTURE_SETUP(limits)
 {
@@ -86,13 +66,16 @@ FIXTURE_SETUP(limits)
 		SKIP(return, "%s", ue_skip_reason(0));
 	ASSERT_EQ(0, ue_fixture_init(&self->t, &self->page, &i, 0));
 	text = ue_read_all(MAX_PATH);
-	if (text) {
+	if (text)
 		snprintf(self->saved, sizeof(self->saved), "%s", text);
-		free(text);
-	}
+	free(text);
 	/* every test changes the sysctl */
-	if (sysctl_unusable(self->saved))
-		SKIP(return, "%s", sysctl_unusable(self->saved));
+	if (!self->saved[0])
+		SKIP(return, "no " MAX_PATH);
+	if (geteuid() != 0)
+		SKIP(return, "changing " MAX_PATH " needs root");
+	self->n0 = active_events();
+	ASSERT_LE(0, self->n0);
 }
 
 FIXTURE_TEARDOWN(limits)
@@ -100,17 +83,14 @@ FIXTURE_TEARDOWN(limits)
 	int i;
 
 	if (self->saved[0])
-		write_max(self->saved);
+		ue_write_str(MAX_PATH, self->saved, 0);
 	for (i = 0; i < NFDS; i++)
 		if (self->fds[i] >= 0)
 			close(self->fds[i]);
 	ue_fixture_fini(&self->t, self->page, -1, 0);
 }
 
-/*
- * Slot @n: data fd @fds[n] (opened on demand) and enable word @n of @page.
- * Register @cmd there, bit 0.
- */
+/* Slot @n: data fd @fds[n] (opened on demand), enable word @n of @page, bit 0 */
 static int reg_on(int *fds, char *page, int n, const char *cmd, __u16 flags)
 {
 	if (fds[n] < 0)
@@ -130,24 +110,20 @@ static void drop(int *fds, char *page, int n)
 
 #define SLOT_REG(n, cmd, flags) reg_on(self->fds, self->page, n, cmd, flags)
 #define SLOT_DROP(n) drop(self->fds, self->page, n)
-#define MULTI USER_EVENT_REG_MULTI_FORMAT
-#define PERSIST USER_EVENT_REG_PERSIST
 
 TEST_F(limits, sysctl_values)
 {
-	int orig;
+	int orig = read_max();
 
-	orig = read_max();
 	ASSERT_GT(orig, 0);
-
-	EXPECT_EQ(-EINVAL, write_max("-1"));
-	EXPECT_EQ(-EINVAL, write_max("many"));
-	EXPECT_EQ(-EINVAL, write_max("4294967296"));
+	EXPECT_EQ(-EINVAL, ue_write_str(MAX_PATH, "-1", 0));
+	EXPECT_EQ(-EINVAL, ue_write_str(MAX_PATH, "many", 0));
+	EXPECT_EQ(-EINVAL, ue_write_str(MAX_PATH, "4294967296", 0));
 	EXPECT_EQ(orig, read_max());
 
 	/* 0: no new event, through any path; existing ones still register */
 	ASSERT_EQ(0, SLOT_REG(0, "uet_li_zero0 u32 a", 0));
-	EXPECT_EQ(0, write_max("0"));
+	EXPECT_EQ(0, set_max(0));
 	EXPECT_EQ(0, read_max());
 	EXPECT_EQ(-EMFILE, SLOT_REG(1, "uet_li_zero1 u32 a", 0));
 	EXPECT_EQ(-EMFILE, SLOT_REG(1, "uet_li_zero0 u32 a", MULTI));
@@ -167,15 +143,10 @@ TEST_F(limits, sysctl_values)
 /* each removal waits for RCU: seconds on a loaded machine */
 TEST_F_TIMEOUT(limits, max_events, 120)
 {
-	int n0;
-
-	n0 = active_events();
-	ASSERT_LE(0, n0);
-	ASSERT_EQ(0, set_max(n0 + 2));
-
+	ASSERT_EQ(0, set_max(self->n0 + 2));
 	ASSERT_EQ(0, SLOT_REG(0, "uet_li_max0 u32 a", 0));
 	ASSERT_EQ(0, SLOT_REG(1, "uet_li_max1 u32 a", 0));
-	EXPECT_EQ(n0 + 2, active_events());
+	EXPECT_EQ(self->n0 + 2, active_events());
 
 	/* Every way of creating a new event is refused */
 	EXPECT_EQ(-EMFILE, SLOT_REG(2, "uet_li_max2 u32 a", 0));
@@ -186,12 +157,11 @@ TEST_F_TIMEOUT(limits, max_events, 120)
 	EXPECT_EQ(-EMFILE, SLOT_REG(2, "uet_li_max2 u32 a", PERSIST));
 	EXPECT_EQ(-EMFILE, ue_dyn_cmd("u:uet_li_max2 u32 a"));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_li_max2"));
-	EXPECT_EQ(n0 + 2, active_events());
+	EXPECT_EQ(self->n0 + 2, active_events());
 
 	/* Existing events can still be registered */
 	EXPECT_EQ(0, SLOT_REG(2, "uet_li_max0 u32 a", 0));
 	SLOT_DROP(2);
-
 	/* Freeing one makes room at once */
 	SLOT_DROP(0);
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_li_max0"));
@@ -203,17 +173,11 @@ TEST_F_TIMEOUT(limits, max_events, 120)
 /* Persistent events count, and are not reaped to make room. */
 TEST_F(limits, persistent_count)
 {
-	int n0;
-
-	n0 = active_events();
-	ASSERT_LE(0, n0);
 	ue_track_del(&self->t, "uet_li_pers");
 	ASSERT_EQ(0, ue_dyn_cmd("u:uet_li_pers u32 a"));
-	ASSERT_EQ(0, set_max(n0 + 1));
-
+	ASSERT_EQ(0, set_max(self->n0 + 1));
 	EXPECT_EQ(-EMFILE, SLOT_REG(0, "uet_li_pers2 u32 a", 0));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_li_pers"));
-
 	EXPECT_EQ(0, ue_del_name("uet_li_pers"));
 	EXPECT_EQ(0, SLOT_REG(0, "uet_li_pers2 u32 a", 0));
 }
@@ -221,25 +185,14 @@ TEST_F(limits, persistent_count)
 /* An unused event kept only by a tracer is reaped when room is needed. */
 TEST_F(limits, reaps_unused)
 {
-	int n0;
-
-	n0 = active_events();
-	ASSERT_LE(0, n0);
-
 	ASSERT_EQ(0, SLOT_REG(0, "uet_li_reap u32 a", 0));
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_li_reap"));
 	SLOT_DROP(0);
-	/* Still enabled: it stays while ftrace has it */
+	/* Still enabled: it stays while ftrace has it, and leaves no room */
 	ASSERT_TRUE(ue_event_exists(UE_SYS, "uet_li_reap"));
-	ASSERT_EQ(0, set_max(n0 + 1));
-
-	/* The tracer keeps it: no room */
+	ASSERT_EQ(0, set_max(self->n0 + 1));
 	EXPECT_EQ(-EMFILE, SLOT_REG(1, "uet_li_reap2 u32 a", 0));
-
-	/*
-	 * Detached, it goes away (perhaps not yet: then the next creation
-	 * reaps it); either way there is room for one new event.
-	 */
+	/* Detached, it goes (now, or reaped by the next creation): room for one */
 	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_li_reap", false));
 	EXPECT_EQ(0, SLOT_REG(1, "uet_li_reap2 u32 a", 0));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_li_reap"));
@@ -249,30 +202,24 @@ TEST_F(limits, reaps_unused)
 /* Lowering the limit below the current count removes nothing. */
 TEST_F(limits, lower_than_count)
 {
-	int n0;
-
-	n0 = active_events();
-	ASSERT_LE(0, n0);
 	ASSERT_EQ(0, SLOT_REG(0, "uet_li_low0 u32 a", 0));
 	ASSERT_EQ(0, SLOT_REG(1, "uet_li_low1 u32 a", 0));
-
 	ASSERT_EQ(0, set_max(1));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_li_low0"));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_li_low1"));
-	EXPECT_EQ(n0 + 2, active_events());
-
+	EXPECT_EQ(self->n0 + 2, active_events());
 	EXPECT_EQ(-EMFILE, SLOT_REG(2, "uet_li_low2 u32 a", 0));
 	EXPECT_EQ(0, SLOT_REG(2, "uet_li_low1 u32 a", 0));
 }
 
 /*
- * /proc/sys/user/max_user_event_enablers: the registrations of all the
- * processes of one user, inherited copies included (ENOSPC beyond it).
+ * /proc/sys/user/max_user_event_enablers (set to USER_MAX here): the
+ * registrations of all the processes of one user, inherited copies
+ * included (ENOSPC beyond it).
  */
 #define USER_MAX	8
 #define UID_A		4242
 #define UID_B		4243
-#define USER_CMD	"ue_lim_user u32 a"
 
 FIXTURE(user_enablers) {
 	char saved[32];
@@ -280,7 +227,7 @@ FIXTURE(user_enablers) {
 
 FIXTURE_SETUP(user_enablers)
 {
-	char *text = ue_read_all(UE_USER_MAX_PATH);
+	char *text = ue_read_all(UE_USER_MAX_PATH), val[16];
 
 	self->saved[0] = '\0';
 	if (!ue_available() || !text)
@@ -289,7 +236,8 @@ FIXTURE_SETUP(user_enablers)
 	free(text);
 	if (geteuid())
 		SKIP(return, "changing %s needs root", UE_USER_MAX_PATH);
-	ASSERT_EQ(0, ue_write_str(UE_USER_MAX_PATH, "8", 0));
+	snprintf(val, sizeof(val), "%d", USER_MAX);
+	ASSERT_EQ(0, ue_write_str(UE_USER_MAX_PATH, val, 0));
 }
 
 FIXTURE_TEARDOWN(user_enablers)
@@ -306,48 +254,38 @@ static int reg_bits(int fd, __u32 *word, int from, int to, int *err)
 
 	*err = 0;
 	for (bit = from; bit < to && !*err; bit++) {
-		*err = ue_reg(fd, USER_CMD, word, sizeof(*word), bit, 0, NULL);
+		*err = ue_reg(fd, "ue_lim_user u32 a", word, sizeof(*word), bit, 0, NULL);
 		n += !*err;
 	}
 	return n;
 }
 
 /*
- * Fork a child that opens user_events_data, becomes @uid and registers
- * @n bits; it reports how many succeeded and the first error on @report,
- * then keeps them until the write end of the pipe @hold is closed.
+ * Fork a child that opens user_events_data, becomes @uid and registers @n
+ * bits, expecting @want registrations then the error @err (reported on the
+ * pipe @report); it keeps them until the write end of the pipe @hold closes.
  */
-static pid_t user_child(uid_t uid, int n, int report, const int *hold)
+static pid_t user_child(struct __test_metadata *_metadata, uid_t uid, int n,
+			int want, int err, const int *report, const int *hold)
 {
+	int fd, res[2] = { -1, -1 };
 	pid_t pid = fork();
-	int fd, res[2];
 	__u32 *word;
 	char c;
 
-	if (pid)
-		return pid;
-	close(hold[1]);
-	fd = ue_open_data();
-	word = ue_map_page(PROT_READ | PROT_WRITE);
-	if (fd < 0 || !word || setresgid(uid, uid, uid) ||
-	    setresuid(uid, uid, uid))
-		_exit(2);
-	res[0] = reg_bits(fd, word, 0, n, &res[1]);
-	if (write(report, res, sizeof(res)) != sizeof(res))
-		_exit(3);
-	while (read(hold[0], &c, 1) > 0)
-		;
-	_exit(0);
-}
-
-/* user_child(), expecting @want registrations, then the error @err */
-static pid_t user_child_expect(struct __test_metadata *_metadata, uid_t uid,
-			       int n, int want, int err, const int *report,
-			       const int *hold)
-{
-	pid_t pid = user_child(uid, n, report[1], hold);
-	int res[2] = { -1, -1 };
-
+	if (!pid) {
+		close(hold[1]);
+		fd = ue_open_data();
+		word = ue_map_page(PROT_READ | PROT_WRITE);
+		if (fd < 0 || !word || setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+			_exit(2);
+		res[0] = reg_bits(fd, word, 0, n, &res[1]);
+		if (write(report[1], res, sizeof(res)) != sizeof(res))
+			_exit(3);
+		while (read(hold[0], &c, 1) > 0)
+			;
+		_exit(0);
+	}
 	EXPECT_EQ(sizeof(res), read(report[0], res, sizeof(res)));
 	EXPECT_EQ(want, res[0]);
 	EXPECT_EQ(err, res[1]);
@@ -362,14 +300,11 @@ TEST_F(user_enablers, charged_per_user)
 
 	ASSERT_EQ(0, pipe(report));
 	ASSERT_EQ(0, pipe(hold));
-	a = user_child_expect(_metadata, UID_A, USER_MAX + 1, USER_MAX,
-			      -ENOSPC, report, hold);
+	a = user_child(_metadata, UID_A, USER_MAX + 1, USER_MAX, -ENOSPC, report, hold);
 	/* same user, another process: nothing left */
-	b = user_child_expect(_metadata, UID_A, 1, 0, -ENOSPC, report, hold);
+	b = user_child(_metadata, UID_A, 1, 0, -ENOSPC, report, hold);
 	/* another user: its own allowance */
-	c = user_child_expect(_metadata, UID_B, USER_MAX, USER_MAX, 0, report,
-			      hold);
-
+	c = user_child(_metadata, UID_B, USER_MAX, USER_MAX, 0, report, hold);
 	close(hold[1]);
 	ASSERT_EQ(a, waitpid(a, &status, 0));
 	EXPECT_EQ(0, status);
@@ -378,8 +313,7 @@ TEST_F(user_enablers, charged_per_user)
 
 	/* the exits gave the charges back */
 	ASSERT_EQ(0, pipe(hold));
-	a = user_child_expect(_metadata, UID_A, USER_MAX, USER_MAX, 0, report,
-			      hold);
+	a = user_child(_metadata, UID_A, USER_MAX, USER_MAX, 0, report, hold);
 	close(hold[1]);
 	ASSERT_EQ(a, waitpid(a, &status, 0));
 	close(hold[0]);
@@ -406,8 +340,7 @@ TEST_F(user_enablers, unregister_and_fork)
 			_exit(2);
 		if (reg_bits(fd, word, 0, USER_MAX, &err) != USER_MAX)
 			_exit(3);
-		if (ue_unreg(fd, word, 0) ||
-		    reg_bits(fd, word, USER_MAX, USER_MAX + 1, &err) != 1)
+		if (ue_unreg(fd, word, 0) || reg_bits(fd, word, USER_MAX, USER_MAX + 1, &err) != 1)
 			_exit(4);
 		pid = fork();
 		if (!pid)	/* no room to inherit: nothing to unregister */

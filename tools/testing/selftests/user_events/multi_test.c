@@ -1,30 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * user_events: USER_EVENT_REG_MULTI_FORMAT.
- *
- * Each (name, format) pair registered with the flag is one event in the
- * user_events_multi system, named NAME.<hex id>, shared by everyone who
- * registers the same pair.  Other formats get other versions; the
- * single-format event of the same name is independent.
+ * user_events: USER_EVENT_REG_MULTI_FORMAT.  Each (name, format) pair
+ * registered with the flag is one event of the user_events_multi system,
+ * NAME.<hex id>, shared by all who register the same pair; other formats
+ * get other versions, independent of the single-format event of the name.
  *
  * PARTLY EXPECTED TO FAIL ON UPSTREAM (6.12): it does not list versions in
  * dynamic_events under their tracepoint names, accepts "u:NAME.<hex>",
  * and removes unused events and deletes only after a delay (EBUSY).
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-#include <dirent.h>
-
-#include "../kselftest_harness.h"
 #include "ue_util.h"
+#include "../kselftest_harness.h"
 
 #define MULTI USER_EVENT_REG_MULTI_FORMAT
 #define PERSIST USER_EVENT_REG_PERSIST
 
-FIXTURE(multi) {
-	UE_FIXTURE_MEMBERS;
-};
+FIXTURE(multi) { UE_FIXTURE_MEMBERS; };
 
 FIXTURE_SETUP(multi)
 {
@@ -47,22 +38,16 @@ TEST_F(multi, system_and_name)
 	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_sys u32 a", 0, NULL));
 	ASSERT_EQ(1, ue_multi_versions("uet_mu_sys", "a", tp, sizeof(tp)));
 	ASSERT_TRUE(ue_is_version_of(tp, "uet_mu_sys")) TH_LOG("'%s'", tp);
-
 	EXPECT_TRUE(ue_event_exists(UE_SYS_MULTI, tp));
 	EXPECT_GT(ue_event_id(UE_SYS_MULTI, tp), 0);
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_mu_sys"));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, tp));
 	EXPECT_GE(ue_field_offset(UE_SYS_MULTI, tp, "a"), 0);
-
 	/* The status file names the tracepoint */
 	ASSERT_TRUE(ue_status_line(tp, line, sizeof(line)));
 	EXPECT_STREQ(tp, line);
 	EXPECT_FALSE(ue_status_line("uet_mu_sys", line, sizeof(line)));
-
-	/*
-	 * dynamic_events lists it under the name it was registered with,
-	 * without the version id, as upstream does
-	 */
+	/* dynamic_events lists it by its registered name, no version id, as upstream */
 	EXPECT_FALSE(ue_dyn_line(tp, line, sizeof(line)));
 	EXPECT_EQ(1, ue_dyn_count("u:uet_mu_sys u32 a"));
 }
@@ -72,25 +57,18 @@ TEST_F(multi, same_format_shared)
 	char tp[UE_NAME_MAX] = "", tp2[UE_NAME_MAX] = "";
 	int fd2, id;
 
-	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_shared u32 a; u64 b",
-			       0, NULL));
+	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_shared u32 a; u64 b", 0, NULL));
 	ASSERT_EQ(1, ue_multi_versions("uet_mu_shared", "a", tp, sizeof(tp)));
 	id = ue_event_id(UE_SYS_MULTI, tp);
 	ASSERT_GT(id, 0);
-
-	/* Same fd, other spacing */
-	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_shared u32 a;u64 b;",
-			       1, NULL));
-	/* Another fd */
+	/* Same fd with other spacing, then another fd */
+	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_shared u32 a;u64 b;", 1, NULL));
 	fd2 = ue_open_data();
 	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, REG_MULTI(fd2, "uet_mu_shared  u32 a; u64 b", 2,
-			       NULL));
-
+	ASSERT_EQ(0, REG_MULTI(fd2, "uet_mu_shared  u32 a; u64 b", 2, NULL));
 	EXPECT_EQ(1, ue_multi_versions("uet_mu_shared", "a", tp2, sizeof(tp2)));
 	EXPECT_STREQ(tp, tp2);
 	EXPECT_EQ(id, ue_event_id(UE_SYS_MULTI, tp));
-
 	ue_track_cleanup(&self->t);
 	close(fd2);
 	EXPECT_EQ(0, ue_multi_versions("uet_mu_shared", NULL, NULL, 0));
@@ -102,24 +80,19 @@ TEST_F(multi, same_format_shared)
  */
 TEST_F(multi, same_format_two_processes)
 {
-	char tp[UE_NAME_MAX] = "", tp2[UE_NAME_MAX] = "";
-	int go[2], done[2], status, fd;
-	char c = 0;
+	char tp[UE_NAME_MAX] = "", tp2[UE_NAME_MAX] = "", c = 0;
+	int go[2], done[2], status, ret;
+	__u32 word = 0;
 	pid_t pid;
 
 	ASSERT_EQ(0, pipe(go));
 	ASSERT_EQ(0, pipe(done));
-
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		uint32_t word = 0;
-		int ret;
-
 		close(go[0]);
 		close(done[1]);
-		fd = ue_open_data();
-		ret = ue_reg(fd, "uet_mu_procs u32 a", &word, 4, 0, MULTI, NULL);
+		ret = ue_reg(ue_open_data(), "uet_mu_procs u32 a", &word, 4, 0, MULTI, NULL);
 		c = ret ? 'E' : 'R';
 		if (write(go[1], &c, 1) != 1 || read(done[0], &c, 1) != 1)
 			_exit(2);
@@ -127,16 +100,13 @@ TEST_F(multi, same_format_two_processes)
 	}
 	close(go[1]);
 	close(done[0]);
-
 	/* The child registered first */
 	ASSERT_EQ(1, read(go[0], &c, 1));
 	ASSERT_EQ('R', c);
 	ASSERT_EQ(1, ue_multi_versions("uet_mu_procs", "a", tp, sizeof(tp)));
-
 	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_procs u32 a", 0, NULL));
 	EXPECT_EQ(1, ue_multi_versions("uet_mu_procs", "a", tp2, sizeof(tp2)));
 	EXPECT_STREQ(tp, tp2);
-
 	/* The child goes away; our registration keeps the tracepoint */
 	ASSERT_EQ(1, write(done[1], &c, 1));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
@@ -144,7 +114,6 @@ TEST_F(multi, same_format_two_processes)
 	EXPECT_TRUE(ue_event_exists(UE_SYS_MULTI, tp));
 	close(go[0]);
 	close(done[1]);
-
 	ue_track_cleanup(&self->t);
 	EXPECT_FALSE(ue_event_exists(UE_SYS_MULTI, tp));
 }
@@ -158,25 +127,21 @@ TEST_F(multi, other_format_other_version)
 	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_vers u64 fb", 1, &ib));
 	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_vers", 2, &ic));
 	EXPECT_EQ(3, ue_multi_versions("uet_mu_vers", NULL, NULL, 0));
-
 	ASSERT_EQ(3, ue_multi_versions("uet_mu_vers", "fa", a, sizeof(a)));
 	ASSERT_EQ(3, ue_multi_versions("uet_mu_vers", "fb", b, sizeof(b)));
 	ASSERT_NE(0, strlen(a));
 	ASSERT_NE(0, strlen(b));
 	EXPECT_STRNE(a, b);
-
 	/* Distinct tracepoint ids and write indexes */
 	EXPECT_NE(ue_event_id(UE_SYS_MULTI, a), ue_event_id(UE_SYS_MULTI, b));
 	EXPECT_NE(ia, ib);
 	EXPECT_NE(ia, ic);
 	EXPECT_NE(ib, ic);
-
 	/* Listed separately in dynamic_events, each by name and fields */
 	EXPECT_EQ(1, ue_dyn_count("u:uet_mu_vers u32 fa"));
 	EXPECT_EQ(1, ue_dyn_count("u:uet_mu_vers u64 fb"));
 	EXPECT_EQ(1, ue_dyn_count("u:uet_mu_vers"));
 	EXPECT_FALSE(ue_dyn_line(a, c, sizeof(c)));
-
 	ue_track_cleanup(&self->t);
 	EXPECT_EQ(0, ue_multi_versions("uet_mu_vers", NULL, NULL, 0));
 }
@@ -184,16 +149,13 @@ TEST_F(multi, other_format_other_version)
 TEST_F(multi, version_removed_alone)
 {
 	char a[UE_NAME_MAX] = "", b[UE_NAME_MAX] = "";
-	int fd;
+	int fd = ue_open_data();
 
-	fd = ue_open_data();
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, ue_reg(fd, "uet_mu_alone u32 fa", self->page, 4, 0, MULTI,
-			    NULL));
+	ASSERT_EQ(0, ue_reg(fd, "uet_mu_alone u32 fa", self->page, 4, 0, MULTI, NULL));
 	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_alone u64 fb", 1, NULL));
 	ASSERT_EQ(2, ue_multi_versions("uet_mu_alone", "fa", a, sizeof(a)));
 	ASSERT_EQ(2, ue_multi_versions("uet_mu_alone", "fb", b, sizeof(b)));
-
 	ASSERT_EQ(0, ue_unreg(fd, self->page, 0));
 	close(fd);
 	EXPECT_FALSE(ue_event_exists(UE_SYS_MULTI, a));
@@ -206,64 +168,53 @@ TEST_F(multi, coexists_with_single)
 	char tp[UE_NAME_MAX] = "";
 	__u32 single, multi;
 
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_mu_both u64 x", self->page, 4,
-				  0, &single));
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_mu_both u64 x", self->page, 4, 0, &single));
 	/* Other fields than the single-format event: no EADDRINUSE */
 	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_both u32 a", 1, &multi));
 	/* Even the very same fields are a separate multi-format event */
 	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_both u64 x", 2, NULL));
-
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_mu_both"));
 	EXPECT_EQ(2, ue_multi_versions("uet_mu_both", "a", tp, sizeof(tp)));
 	EXPECT_NE(single, multi);
-	EXPECT_NE(ue_event_id(UE_SYS, "uet_mu_both"),
-		  ue_event_id(UE_SYS_MULTI, tp));
-
+	EXPECT_NE(ue_event_id(UE_SYS, "uet_mu_both"), ue_event_id(UE_SYS_MULTI, tp));
 	/* The single-format rules still apply to the single-format event */
-	EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, "uet_mu_both u32 a",
-				      self->page, 4, 3, 0, NULL));
+	EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, "uet_mu_both u32 a", self->page, 4, 3, 0, NULL));
+}
+
+/* Enabling (sys, tp) sets exactly the bits @on of @w, disabling clears them */
+static void expect_bits(struct __test_metadata *_metadata, struct ue_track *t, __u32 *w,
+			const char *sys, const char *tp, unsigned int on)
+{
+	int bit;
+
+	ASSERT_EQ(0, ue_track_enable(t, sys, tp));
+	for (bit = 0; bit < 4; bit++)
+		if (on & (1u << bit))
+			EXPECT_TRUE(ue_wait_bit(w, 4, bit, true)) TH_LOG("%s bit %d", tp, bit);
+	EXPECT_EQ(on, __atomic_load_n(w, __ATOMIC_ACQUIRE)) TH_LOG("%s", tp);
+	ASSERT_EQ(0, ue_set_enable(sys, tp, false));
+	for (bit = 0; bit < 4; bit++)
+		EXPECT_TRUE(ue_wait_bit(w, 4, bit, false)) TH_LOG("%s bit %d", tp, bit);
 }
 
 TEST_F(multi, enable_one_version)
 {
 	char a[UE_NAME_MAX] = "", b[UE_NAME_MAX] = "";
-	uint32_t *w = (uint32_t *)self->page;
-	int fd2;
+	__u32 *w = (__u32 *)self->page;
+	int fd2 = ue_open_data();
 
-	fd2 = ue_open_data();
 	ASSERT_LE(0, fd2);
 	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_en u32 fa", 0, NULL));
 	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_en u64 fb", 1, NULL));
 	ASSERT_EQ(0, REG_MULTI(fd2, "uet_mu_en u32 fa", 2, NULL));
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_mu_en u32 fa", w, 4, 3, NULL));
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_mu_en u32 fa", self->page, 4, 3, NULL));
 	ASSERT_EQ(2, ue_multi_versions("uet_mu_en", "fa", a, sizeof(a)));
 	ASSERT_EQ(2, ue_multi_versions("uet_mu_en", "fb", b, sizeof(b)));
-
-	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS_MULTI, a));
-	EXPECT_TRUE(ue_wait_bit(w, 4, 0, true));
-	EXPECT_TRUE(ue_wait_bit(w, 4, 2, true));
-	EXPECT_FALSE(ue_bit_set(w, 4, 1));
-	EXPECT_FALSE(ue_bit_set(w, 4, 3));
-
-	ASSERT_EQ(0, ue_set_enable(UE_SYS_MULTI, a, false));
-	EXPECT_TRUE(ue_wait_bit(w, 4, 0, false));
-	EXPECT_TRUE(ue_wait_bit(w, 4, 2, false));
-
-	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS_MULTI, b));
-	EXPECT_TRUE(ue_wait_bit(w, 4, 1, true));
-	EXPECT_FALSE(ue_bit_set(w, 4, 0));
-	EXPECT_FALSE(ue_bit_set(w, 4, 2));
-	EXPECT_FALSE(ue_bit_set(w, 4, 3));
-
+	/* Each version flips the bits of its own users, on every fd */
+	expect_bits(_metadata, &self->t, w, UE_SYS_MULTI, a, 1u << 0 | 1u << 2);
+	expect_bits(_metadata, &self->t, w, UE_SYS_MULTI, b, 1u << 1);
 	/* The single-format event of the same name flips only its own bit */
-	ASSERT_EQ(0, ue_set_enable(UE_SYS_MULTI, b, false));
-	EXPECT_TRUE(ue_wait_bit(w, 4, 1, false));
-	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_mu_en"));
-	EXPECT_TRUE(ue_wait_bit(w, 4, 3, true));
-	EXPECT_EQ(1u << 3, __atomic_load_n(w, __ATOMIC_ACQUIRE));
-	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_mu_en", false));
-	EXPECT_TRUE(ue_wait_bit(w, 4, 3, false));
-
+	expect_bits(_metadata, &self->t, w, UE_SYS, "uet_mu_en", 1u << 3);
 	ue_track_cleanup(&self->t);
 	close(fd2);
 }
@@ -274,19 +225,13 @@ TEST_F(multi, status_shows_versions)
 
 	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_st u32 fa", 0, NULL));
 	ASSERT_EQ(1, ue_multi_versions("uet_mu_st", "fa", a, sizeof(a)));
-
 	ASSERT_TRUE(ue_status_line(a, line, sizeof(line)));
 	EXPECT_STREQ(a, line);
-
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS_MULTI, a));
 	ASSERT_TRUE(ue_status_line(a, line, sizeof(line)));
 	snprintf(want, sizeof(want), "%s # Used by ftrace", a);
 	EXPECT_STREQ(want, line);
 }
-
-/* ---------------------------------------------------------------------
- * Deleting versions (persistent multi-format events)
- */
 
 /* Register each of @cmds with PERSIST | MULTI, then drop all users. */
 static int make_persistent(void *page, const char * const *cmds, int n)
@@ -315,23 +260,19 @@ TEST_F(multi, iocsdel_deletes_every_version)
 
 	if (geteuid() != 0)
 		SKIP(return, "USER_EVENT_REG_PERSIST needs CAP_PERFMON");
-
 	ue_track_del(&self->t, "uet_mu_del");
 	ASSERT_EQ(0, make_persistent(self->page, cmds, ARRAY_SIZE(cmds)));
 	/* Nobody uses them, they persist */
 	ASSERT_EQ(3, ue_multi_versions("uet_mu_del", "fa", tp, sizeof(tp)));
-
 	/* One version in use: EBUSY, and that version stays */
 	fd = ue_open_data();
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, ue_reg(fd, "uet_mu_del u32 fa", self->page, 4, 0, MULTI,
-			    NULL));
+	ASSERT_EQ(0, ue_reg(fd, "uet_mu_del u32 fa", self->page, 4, 0, MULTI, NULL));
 	ASSERT_EQ(3, ue_multi_versions("uet_mu_del", "fa", tp, sizeof(tp)));
 	EXPECT_EQ(-EBUSY, ue_del_name("uet_mu_del"));
 	EXPECT_TRUE(ue_event_exists(UE_SYS_MULTI, tp));
 	ASSERT_EQ(0, ue_unreg(fd, self->page, 0));
 	close(fd);
-
 	EXPECT_EQ(0, ue_del_name("uet_mu_del"));
 	EXPECT_EQ(0, ue_multi_versions("uet_mu_del", NULL, NULL, 0));
 	EXPECT_EQ(-ENOENT, ue_del_name("uet_mu_del"));
@@ -347,23 +288,19 @@ TEST_F(multi, dynamic_events_delete_one_version)
 
 	if (geteuid() != 0)
 		SKIP(return, "USER_EVENT_REG_PERSIST needs CAP_PERFMON");
-
 	ue_track_del(&self->t, "uet_mu_dyn");
 	ASSERT_EQ(0, make_persistent(self->page, cmds, ARRAY_SIZE(cmds)));
 	ASSERT_EQ(3, ue_multi_versions("uet_mu_dyn", "fa", a, sizeof(a)));
 	ASSERT_EQ(3, ue_multi_versions("uet_mu_dyn", "fb", b, sizeof(b)));
 	ASSERT_EQ(3, ue_multi_versions("uet_mu_dyn", "fc", c, sizeof(c)));
-
 	/* Listing: one line per version, by name and fields */
 	EXPECT_EQ(1, ue_dyn_count("u:uet_mu_dyn u32 fa"));
 	EXPECT_EQ(1, ue_dyn_count("u:uet_mu_dyn u64 fb"));
 	EXPECT_EQ(1, ue_dyn_count("u:uet_mu_dyn char[8] fc"));
-
 	/* The tracepoint name matches nothing, as upstream */
 	snprintf(cmd, sizeof(cmd), "-:%s", a);
 	EXPECT_EQ(-ENOENT, ue_dyn_cmd(cmd));
 	EXPECT_TRUE(ue_event_exists(UE_SYS_MULTI, a));
-
 	/* One version: its name and fields */
 	EXPECT_EQ(0, ue_dyn_cmd("!u:uet_mu_dyn u32 fa"));
 	EXPECT_FALSE(ue_event_exists(UE_SYS_MULTI, a));
@@ -372,12 +309,10 @@ TEST_F(multi, dynamic_events_delete_one_version)
 	EXPECT_TRUE(ue_event_exists(UE_SYS_MULTI, b));
 	EXPECT_TRUE(ue_event_exists(UE_SYS_MULTI, c));
 	EXPECT_EQ(-ENOENT, ue_dyn_cmd("!u:uet_mu_dyn u32 fa"));
-
 	/* A version in use is busy */
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS_MULTI, b));
 	EXPECT_EQ(-EBUSY, ue_dyn_cmd("-:uet_mu_dyn u64 fb"));
 	ASSERT_EQ(0, ue_set_enable(UE_SYS_MULTI, b, false));
-
 	/* All the remaining versions */
 	EXPECT_EQ(0, ue_dyn_cmd("-:uet_mu_dyn"));
 	EXPECT_EQ(0, ue_multi_versions("uet_mu_dyn", NULL, NULL, 0));
@@ -395,10 +330,8 @@ TEST_F(multi, dyn_create_version_refused)
 
 	if (geteuid() != 0)
 		SKIP(return, "dynamic_events needs CAP_PERFMON");
-
 	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_dyncr u32 a", 0, NULL));
 	ASSERT_EQ(1, ue_multi_versions("uet_mu_dyncr", "a", tp, sizeof(tp)));
-
 	id = ue_event_id(UE_SYS_MULTI, tp);
 	snprintf(cmd, sizeof(cmd), "u:%s u32 a", tp);
 	ue_track_del(&self->t, tp);

@@ -1,31 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * user_events: USER_EVENT_REG_PERSIST and registration flags.
+ * user_events: USER_EVENT_REG_PERSIST and registration flags.  A persistent
+ * event outlives its users until DIAG_IOCSDEL or a dynamic_events delete;
+ * the flag and such deletes need CAP_PERFMON or CAP_SYS_ADMIN.  Unknown
+ * flags are EINVAL, so programs retry without them.
  *
- * A persistent event outlives its last registration and its last open
- * file until DIAG_IOCSDEL (or a dynamic_events delete).  Registering with
- * the flag and deleting a persistent event need CAP_PERFMON or
- * CAP_SYS_ADMIN.  A kernel that does not know a flag refuses the
- * registration with EINVAL, so programs retry without it.
- *
- * EXPECTED TO FAIL ON UPSTREAM (6.12): it drops the last reference of an
- * event after a delay, so a delete right after the last close sees EBUSY
- * and an unused non-persistent event is still there for a while.
+ * EXPECTED TO FAIL ON UPSTREAM (6.12): it drops an event's last reference
+ * after a delay (EBUSY on a delete right after the last close).
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-
-#include "../kselftest_harness.h"
 #include "ue_util.h"
+#include "../kselftest_harness.h"
 
 #define PERSIST USER_EVENT_REG_PERSIST
 
 static const int perfmon_caps[] = { CAP_PERFMON, CAP_SYS_ADMIN };
+#define NCAPS ARRAY_SIZE(perfmon_caps)
 
-FIXTURE(persist) {
-	UE_FIXTURE_MEMBERS;
-};
+FIXTURE(persist) { UE_FIXTURE_MEMBERS; };
 
 FIXTURE_SETUP(persist)
 {
@@ -38,18 +29,39 @@ FIXTURE_TEARDOWN(persist)
 }
 
 /* Register @cmd with @flags on a new fd, then unregister and close. */
-static int reg_and_drop(void *page, const char *cmd, __u16 flags)
+static int reg_and_drop(const char *cmd, __u16 flags)
 {
+	__u32 word = 0;
 	int fd, ret;
 
 	fd = ue_open_data();
 	if (fd < 0)
 		return -errno;
-	ret = ue_reg(fd, cmd, page, 4, 0, flags, NULL);
+	ret = ue_reg(fd, cmd, &word, 4, 0, flags, NULL);
 	if (!ret)
-		ret = ue_unreg(fd, page, 0);
+		ret = ue_unreg(fd, &word, 0);
 	close(fd);
 	return ret;
+}
+
+struct nocap_reg {
+	const char *cmd;
+	__u16 flags;
+};
+
+static int nocap_cb(void *arg)
+{
+	struct nocap_reg *r = arg;
+
+	return reg_and_drop(r->cmd, r->flags);
+}
+
+/* reg_and_drop() in a child without the @ncaps capabilities @caps */
+static int nocap_reg(const int *caps, int ncaps, const char *cmd, __u16 flags)
+{
+	struct nocap_reg r = { cmd, flags };
+
+	return ue_run_without_caps(caps, ncaps, nocap_cb, &r);
 }
 
 TEST_F(persist, survives_last_user)
@@ -58,8 +70,7 @@ TEST_F(persist, survives_last_user)
 	int id;
 
 	ue_track_del(&self->t, "uet_pe_survive");
-	ASSERT_EQ(0, reg_and_drop(self->page, "uet_pe_survive u32 a", PERSIST));
-
+	ASSERT_EQ(0, reg_and_drop("uet_pe_survive u32 a", PERSIST));
 	/* No registration, no open file: still there everywhere */
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_pe_survive"));
 	id = ue_event_id(UE_SYS, "uet_pe_survive");
@@ -69,13 +80,10 @@ TEST_F(persist, survives_last_user)
 	ASSERT_TRUE(ue_dyn_line("uet_pe_survive", line, sizeof(line)));
 	EXPECT_STREQ("u:uet_pe_survive u32 a", line);
 
-	/* Users without the flag reuse it; it keeps persisting after them */
-	ASSERT_EQ(0, reg_and_drop(self->page, "uet_pe_survive u32 a", 0));
-	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_pe_survive"));
+	/* Users with or without the flag reuse it; it keeps persisting */
+	ASSERT_EQ(0, reg_and_drop("uet_pe_survive u32 a", 0));
 	EXPECT_EQ(id, ue_event_id(UE_SYS, "uet_pe_survive"));
-
-	/* Also with the flag again */
-	ASSERT_EQ(0, reg_and_drop(self->page, "uet_pe_survive u32 a", PERSIST));
+	ASSERT_EQ(0, reg_and_drop("uet_pe_survive u32 a", PERSIST));
 	EXPECT_EQ(id, ue_event_id(UE_SYS, "uet_pe_survive"));
 
 	EXPECT_EQ(0, ue_del_name("uet_pe_survive"));
@@ -86,21 +94,18 @@ TEST_F(persist, survives_last_user)
 }
 
 /*
- * The flag on a registration that finds the event already there (not
- * persistent) shares it and changes nothing, as upstream: the event goes
- * with its last user.
+ * The flag on a registration that finds the (non-persistent) event shares
+ * it and changes nothing, as upstream: the event goes with its last user.
  */
 TEST_F(persist, flag_on_existing_event)
 {
+	int fd = ue_open_data();
 	__u32 i1, i2;
-	int fd;
 
-	fd = ue_open_data();
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ue_reg(fd, "uet_pe_late u32 a", self->page, 4, 0, 0, &i1));
 	ue_track_del(&self->t, "uet_pe_late");
-	ASSERT_EQ(0, ue_reg(fd, "uet_pe_late u32 a", self->page, 4, 1, PERSIST,
-			    &i2));
+	ASSERT_EQ(0, ue_reg(fd, "uet_pe_late u32 a", self->page, 4, 1, PERSIST, &i2));
 	EXPECT_EQ(i1, i2);
 	EXPECT_EQ(0, ue_unreg(fd, self->page, 0));
 	EXPECT_EQ(0, ue_unreg(fd, self->page, 1));
@@ -114,45 +119,35 @@ TEST_F(persist, flag_on_existing_event)
 TEST_F(persist, keeps_format)
 {
 	ue_track_del(&self->t, "uet_pe_format");
-	ASSERT_EQ(0, reg_and_drop(self->page, "uet_pe_format u32 a; u64 b", PERSIST));
-
-	EXPECT_EQ(-EADDRINUSE, reg_and_drop(self->page, "uet_pe_format u32 a", 0));
-	EXPECT_EQ(-EADDRINUSE, reg_and_drop(self->page, "uet_pe_format u32 a",
-					    PERSIST));
-	EXPECT_EQ(-EADDRINUSE, reg_and_drop(self->page, "uet_pe_format", 0));
-	EXPECT_EQ(0, reg_and_drop(self->page, "uet_pe_format u32 a;u64 b;", 0));
-
+	ASSERT_EQ(0, reg_and_drop("uet_pe_format u32 a; u64 b", PERSIST));
+	EXPECT_EQ(-EADDRINUSE, reg_and_drop("uet_pe_format u32 a", 0));
+	EXPECT_EQ(-EADDRINUSE, reg_and_drop("uet_pe_format u32 a", PERSIST));
+	EXPECT_EQ(-EADDRINUSE, reg_and_drop("uet_pe_format", 0));
+	EXPECT_EQ(0, reg_and_drop("uet_pe_format u32 a;u64 b;", 0));
 	/* After the delete the name is free for other fields at once */
 	EXPECT_EQ(0, ue_del_name("uet_pe_format"));
-	EXPECT_EQ(0, ue_track_reg(&self->t, "uet_pe_format u16 c",
-				  self->page, 4, 0, NULL));
+	EXPECT_EQ(0, ue_track_reg(&self->t, "uet_pe_format u16 c", self->page, 4, 0, NULL));
 }
 
 TEST_F(persist, delete_busy)
 {
+	int fd = ue_open_data();
 	__u32 idx;
-	int fd;
 
 	ue_track_del(&self->t, "uet_pe_busy");
-	fd = ue_open_data();
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, ue_reg(fd, "uet_pe_busy u32 a", self->page, 4, 0, PERSIST,
-			    &idx));
-
+	ASSERT_EQ(0, ue_reg(fd, "uet_pe_busy u32 a", self->page, 4, 0, PERSIST, &idx));
 	/* Registered */
 	EXPECT_EQ(-EBUSY, ue_del(fd, "uet_pe_busy"));
 	EXPECT_EQ(-EBUSY, ue_del_name("uet_pe_busy"));
-
 	/* Unregistered, but the fd still has its write index */
 	ASSERT_EQ(0, ue_unreg(fd, self->page, 0));
 	EXPECT_EQ(-EBUSY, ue_del_name("uet_pe_busy"));
-
 	/* Enabled by ftrace, nothing else */
 	close(fd);
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_pe_busy"));
 	EXPECT_EQ(-EBUSY, ue_del_name("uet_pe_busy"));
 	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_pe_busy", false));
-
 	/* Nothing left: deleted at once, no waiting */
 	EXPECT_EQ(0, ue_del_name("uet_pe_busy"));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_busy"));
@@ -161,15 +156,14 @@ TEST_F(persist, delete_busy)
 /* The event is written to and traced like any other while it persists. */
 TEST_F(persist, usable_after_reopen)
 {
-	uint32_t *word = (uint32_t *)self->page;
+	__u32 *word = (__u32 *)self->page;
 	__u32 idx, val = 0x5eed;
-	char *trace, line[512] = "";
+	char line[512] = "";
 	int fd;
 
 	ue_track_del(&self->t, "uet_pe_reuse");
-	ASSERT_EQ(0, reg_and_drop(self->page, "uet_pe_reuse u32 v", PERSIST));
+	ASSERT_EQ(0, reg_and_drop("uet_pe_reuse u32 v", PERSIST));
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_pe_reuse"));
-
 	fd = ue_open_data();
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ue_reg(fd, "uet_pe_reuse u32 v", word, 4, 5, 0, &idx));
@@ -179,15 +173,10 @@ TEST_F(persist, usable_after_reopen)
 	ASSERT_EQ(0, ue_tracing_on());
 	ASSERT_EQ(0, ue_trace_clear());
 	EXPECT_EQ(sizeof(idx) + sizeof(val), ue_emit(fd, idx, &val, sizeof(val)));
-	trace = ue_trace_read();
-	ASSERT_TRUE(ue_nonnull(trace));
-	/* The value shows, in decimal (maybe next to hex) */
-	EXPECT_TRUE(ue_find_line(trace, "uet_pe_reuse: v=", line,
-				 sizeof(line)));
-	EXPECT_TRUE(ue_nonnull(strstr(strstr(line, ": v=") ?: line, "24301")))
-		TH_LOG("%s", line);
-	free(trace);
-
+	/* One record; the value shows, in decimal (maybe next to hex) */
+	EXPECT_EQ(1, ue_trace_count("uet_pe_reuse", line, sizeof(line)));
+	EXPECT_TRUE(ue_nonnull(strstr(line, "uet_pe_reuse: v=")) &&
+		    ue_nonnull(strstr(strstr(line, ": v=") ?: line, "24301"))) TH_LOG("%s", line);
 	ASSERT_EQ(0, ue_unreg(fd, word, 5));
 	close(fd);
 
@@ -197,125 +186,70 @@ TEST_F(persist, usable_after_reopen)
 	EXPECT_EQ(0, ue_del_name("uet_pe_reuse"));
 }
 
-/* ---------------------------------------------------------------------
- * Permissions
- */
-
-struct nocap_reg {
-	const char *cmd;
-	__u16 flags;
-};
-
-static int nocap_reg(void *arg)
-{
-	struct nocap_reg *r = arg;
-	uint32_t word = 0;
-	int fd, ret;
-
-	fd = ue_open_data();
-	if (fd < 0)
-		return -errno;
-	ret = ue_reg(fd, r->cmd, &word, 4, 0, r->flags, NULL);
-	if (!ret)
-		ret = ue_unreg(fd, &word, 0);
-	close(fd);
-	return ret;
-}
-
 TEST_F(persist, eperm_register)
 {
-	struct nocap_reg r = { "uet_pe_nocap u32 a", PERSIST };
-	int n = ARRAY_SIZE(perfmon_caps);
-
 	ue_track_del(&self->t, "uet_pe_nocap");
-	EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, n, nocap_reg, &r));
+	EXPECT_EQ(-EPERM, nocap_reg(perfmon_caps, NCAPS, "uet_pe_nocap u32 a", PERSIST));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_nocap"));
-
-	/* Also with other flags */
-	r.flags = PERSIST | USER_EVENT_REG_MULTI_FORMAT;
-	EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, n, nocap_reg, &r));
-
-	/* Registrations without the flag need no capability */
-	r.flags = 0;
-	EXPECT_EQ(0, ue_run_without_caps(perfmon_caps, n, nocap_reg, &r));
-	/* ... and were not persistent */
+	EXPECT_EQ(-EPERM, nocap_reg(perfmon_caps, NCAPS, "uet_pe_nocap u32 a",
+				    PERSIST | USER_EVENT_REG_MULTI_FORMAT));
+	/* Registrations without the flag need no capability, do not persist */
+	EXPECT_EQ(0, nocap_reg(perfmon_caps, NCAPS, "uet_pe_nocap u32 a", 0));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_nocap"));
 
 	/* Even if the event already exists and persists */
-	ASSERT_EQ(0, reg_and_drop(self->page, "uet_pe_nocap u32 a", PERSIST));
-	r.flags = PERSIST;
-	EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, n, nocap_reg, &r));
-	r.flags = 0;
-	EXPECT_EQ(0, ue_run_without_caps(perfmon_caps, n, nocap_reg, &r));
+	ASSERT_EQ(0, reg_and_drop("uet_pe_nocap u32 a", PERSIST));
+	EXPECT_EQ(-EPERM, nocap_reg(perfmon_caps, NCAPS, "uet_pe_nocap u32 a", PERSIST));
+	EXPECT_EQ(0, nocap_reg(perfmon_caps, NCAPS, "uet_pe_nocap u32 a", 0));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_pe_nocap"));
 }
 
 TEST_F(persist, one_cap_is_enough)
 {
-	struct nocap_reg r = { "uet_pe_onecap u32 a", PERSIST };
+	int i;
 
 	ue_track_del(&self->t, "uet_pe_onecap");
-	/* CAP_PERFMON without CAP_SYS_ADMIN */
-	EXPECT_EQ(0, ue_run_without_caps(perfmon_caps + 1, 1, nocap_reg, &r));
-	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_pe_onecap"));
-	EXPECT_EQ(0, ue_run_without_caps(perfmon_caps + 1, 1, ue_cb_del,
-					 "uet_pe_onecap"));
-	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_onecap"));
-
-	/* CAP_SYS_ADMIN without CAP_PERFMON */
-	EXPECT_EQ(0, ue_run_without_caps(perfmon_caps, 1, nocap_reg, &r));
-	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_pe_onecap"));
-	EXPECT_EQ(0, ue_run_without_caps(perfmon_caps, 1, ue_cb_del,
-					 "uet_pe_onecap"));
-	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_onecap"));
+	/* CAP_PERFMON without CAP_SYS_ADMIN, then the other way round */
+	for (i = 1; i >= 0; i--) {
+		EXPECT_EQ(0, nocap_reg(perfmon_caps + i, 1, "uet_pe_onecap u32 a", PERSIST));
+		EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_pe_onecap"));
+		EXPECT_EQ(0, ue_run_without_caps(perfmon_caps + i, 1, ue_cb_del, "uet_pe_onecap"));
+		EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_onecap"));
+	}
 }
 
 TEST_F(persist, eperm_delete)
 {
-	int n = ARRAY_SIZE(perfmon_caps);
-
 	ue_track_del(&self->t, "uet_pe_nocapdel");
-	ASSERT_EQ(0, reg_and_drop(self->page, "uet_pe_nocapdel u32 a", PERSIST));
-
-	EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, n, ue_cb_del,
-					      "uet_pe_nocapdel"));
+	ASSERT_EQ(0, reg_and_drop("uet_pe_nocapdel u32 a", PERSIST));
+	EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, NCAPS, ue_cb_del, "uet_pe_nocapdel"));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_pe_nocapdel"));
-
 	EXPECT_EQ(0, ue_del_name("uet_pe_nocapdel"));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_nocapdel"));
-
 	/* Unknown names: nothing to be denied */
-	EXPECT_EQ(-ENOENT, ue_run_without_caps(perfmon_caps, n, ue_cb_del,
-					       "uet_pe_nocapdel"));
+	EXPECT_EQ(-ENOENT, ue_run_without_caps(perfmon_caps, NCAPS, ue_cb_del, "uet_pe_nocapdel"));
 }
 
-/* ---------------------------------------------------------------------
- * Unknown flags: EINVAL, and the retry without flags works
- */
-
+/* Unknown flags: EINVAL, nothing registered, and the retry without flags works */
 TEST_F(persist, retry_without_flags)
 {
-	__u16 unknown[] = { USER_EVENT_REG_MAX, USER_EVENT_REG_MAX << 3,
-			    1u << 15, PERSIST | USER_EVENT_REG_MAX,
-			    USER_EVENT_REG_MULTI_FORMAT | (1u << 9) };
+	static const __u16 unknown[] = {
+		USER_EVENT_REG_MAX, USER_EVENT_REG_MAX << 3, 1u << 15,
+		PERSIST | USER_EVENT_REG_MAX, USER_EVENT_REG_MULTI_FORMAT | (1u << 9)
+	};
 	__u32 idx;
 	int i, fd;
 
 	for (i = 0; i < ARRAY_SIZE(unknown); i++) {
 		fd = ue_open_data();
 		ASSERT_LE(0, fd);
-		EXPECT_EQ(-EINVAL, ue_reg(fd, "uet_pe_retry u32 a", self->page,
-					  4, 0, unknown[i], &idx))
-			TH_LOG("flags 0x%x", unknown[i]);
-		/* Refused entirely: no event, no registration */
+		EXPECT_EQ(-EINVAL, ue_reg(fd, "uet_pe_retry u32 a", self->page, 4, 0,
+					  unknown[i], &idx)) TH_LOG("flags 0x%x", unknown[i]);
 		EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_retry"));
 		EXPECT_FALSE(ue_event_exists(UE_SYS_MULTI, "uet_pe_retry"));
 		EXPECT_EQ(-ENOENT, ue_unreg(fd, self->page, 0));
-
-		/* The documented fallback: the same call with flags 0 */
 		idx = UINT32_MAX;
-		EXPECT_EQ(0, ue_reg(fd, "uet_pe_retry u32 a", self->page, 4, 0,
-				    0, &idx));
+		EXPECT_EQ(0, ue_reg(fd, "uet_pe_retry u32 a", self->page, 4, 0, 0, &idx));
 		EXPECT_NE(UINT32_MAX, idx);
 		EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_pe_retry"));
 		EXPECT_EQ(0, ue_unreg(fd, self->page, 0));

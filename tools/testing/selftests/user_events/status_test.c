@@ -1,77 +1,62 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * user_events ABI: the user_events_status file.
- *
- *   name [# Used by ftrace perf ...]
- *   ...
- *   <empty line>
- *   Active: N
- *   Busy: M
+ * user_events ABI: the user_events_status file, event lines
+ * "name [# Used by ftrace perf]", a blank line, then "Active: N", "Busy: M".
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-
-#include "../kselftest_harness.h"
 #include "ue_util.h"
+#include "../kselftest_harness.h"
 
-struct status_snapshot {
-	int lines;	/* event lines */
-	int commented;	/* event lines carrying a " # " comment */
-	int active;	/* value of "Active:" */
-	int busy;	/* value of "Busy:" */
-	bool blank;	/* blank separator line seen before the counters */
-	bool tail_ok;	/* nothing but the counters after the blank line */
-};
-
-static int status_parse(struct status_snapshot *snap)
+/*
+ * Parse a snapshot: a blank line ends the event lines, only the two
+ * counters follow, they count the lines and the commented lines.  Other
+ * events come and go concurrently: each snapshot must only be consistent.
+ */
+static void check_status(struct __test_metadata *_metadata, int min_active, int min_busy)
 {
-	char *text = ue_status_read();
-	char *rest = text, *line;
-	bool in_footer = false;
-	int counters = 0;
+	int lines = 0, commented = 0, active = -1, busy = -1, counters = 0;
+	char *text = ue_status_read(), *rest = text, *line;
+	bool footer = false;
 
-	memset(snap, 0, sizeof(*snap));
-	snap->active = -1;
-	snap->busy = -1;
-	snap->tail_ok = true;
-	if (!text)
-		return -errno;
-
+	ASSERT_TRUE(ue_nonnull(text));
 	while ((line = strsep(&rest, "\n"))) {
-		/* The final newline leaves one empty token behind */
-		if (!rest && !*line)
+		if (!rest && !*line)	/* after the final newline */
 			break;
-
-		if (!in_footer) {
-			if (!*line) {
-				in_footer = true;
-				snap->blank = true;
-			} else {
-				snap->lines++;
-				if (strstr(line, " # "))
-					snap->commented++;
-			}
-			continue;
-		}
-
-		if (sscanf(line, "Active: %d", &snap->active) == 1 ||
-		    sscanf(line, "Busy: %d", &snap->busy) == 1)
+		if (!footer && !*line) {
+			footer = true;
+		} else if (!footer) {
+			lines++;
+			commented += !!strstr(line, " # ");
+		} else if (sscanf(line, "Active: %d", &active) == 1 ||
+			   sscanf(line, "Busy: %d", &busy) == 1) {
 			counters++;
-		else
-			snap->tail_ok = false;
+		} else {
+			EXPECT_STREQ("Active:/Busy: line", line);
+		}
 	}
-
-	if (counters != 2)
-		snap->tail_ok = false;
-
 	free(text);
-	return 0;
+	EXPECT_TRUE(footer);
+	EXPECT_EQ(2, counters);
+	EXPECT_EQ(lines, active);
+	EXPECT_EQ(commented, busy);
+	EXPECT_LE(min_active, active);
+	EXPECT_LE(min_busy, busy);
 }
 
-FIXTURE(status) {
-	UE_FIXTURE_MEMBERS;
-};
+/* The status line of @name must be @want ("": must not be listed). */
+static void expect_line(struct __test_metadata *_metadata, const char *name,
+			const char *want)
+{
+	char line[256];
+
+	if (!*want) {
+		EXPECT_FALSE(ue_status_line(name, line, sizeof(line)));
+		return;
+	}
+	ASSERT_TRUE(ue_status_line(name, line, sizeof(line))) TH_LOG("%s", name);
+	EXPECT_STREQ(want, line);
+}
+
+FIXTURE(status) { UE_FIXTURE_MEMBERS; };
 
 FIXTURE_SETUP(status)
 {
@@ -85,135 +70,85 @@ FIXTURE_TEARDOWN(status)
 
 TEST_F(status, listed)
 {
-	char line[256];
-
-	EXPECT_FALSE(ue_status_line("uet_st_listed", line, sizeof(line)));
-
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_st_listed u32 a", self->page, 4,
-				  0, NULL));
-	ASSERT_TRUE(ue_status_line("uet_st_listed", line, sizeof(line)));
+	expect_line(_metadata, "uet_st_listed", "");
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_st_listed u32 a", self->page, 4, 0, NULL));
 	/* Nothing attached: no comment at all */
-	EXPECT_STREQ("uet_st_listed", line);
+	expect_line(_metadata, "uet_st_listed", "uet_st_listed");
 }
 
 TEST_F(status, used_by_ftrace)
 {
-	char line[256];
-
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_st_ftrace u32 a", self->page, 4,
-				  0, NULL));
-
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_st_ftrace u32 a", self->page, 4, 0, NULL));
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_st_ftrace"));
 	ASSERT_TRUE(ue_wait_bit(self->page, 4, 0, true));
-	ASSERT_TRUE(ue_status_line("uet_st_ftrace", line, sizeof(line)));
-	EXPECT_STREQ("uet_st_ftrace # Used by ftrace", line);
-
+	expect_line(_metadata, "uet_st_ftrace", "uet_st_ftrace # Used by ftrace");
 	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_st_ftrace", false));
 	ASSERT_TRUE(ue_wait_bit(self->page, 4, 0, false));
-	ASSERT_TRUE(ue_status_line("uet_st_ftrace", line, sizeof(line)));
-	EXPECT_STREQ("uet_st_ftrace", line);
+	expect_line(_metadata, "uet_st_ftrace", "uet_st_ftrace");
 }
 
 TEST_F(status, used_by_perf)
 {
-	char line[256];
 	int id;
 
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_st_perf u32 a", self->page, 4,
-				  0, NULL));
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_st_perf u32 a", self->page, 4, 0, NULL));
 	id = ue_event_id(UE_SYS, "uet_st_perf");
 	ASSERT_GT(id, 0);
-
 	self->perf_fd = ue_perf_open(id, false);
 	/* ENOENT: no such tracepoint; no perf_event_paranoid: no perf */
 	if (self->perf_fd < 0 &&
-	    (errno == ENOENT ||
-	     access("/proc/sys/kernel/perf_event_paranoid", F_OK)))
+	    (errno == ENOENT || access("/proc/sys/kernel/perf_event_paranoid", F_OK)))
 		SKIP(return, "perf tracepoint events not available");
 	ASSERT_LE(0, self->perf_fd) TH_LOG("perf_event_open: %s", strerror(errno));
-
 	ASSERT_TRUE(ue_wait_bit(self->page, 4, 0, true));
-	ASSERT_TRUE(ue_status_line("uet_st_perf", line, sizeof(line)));
-	EXPECT_STREQ("uet_st_perf # Used by perf", line);
-
-	/* Both at once */
+	expect_line(_metadata, "uet_st_perf", "uet_st_perf # Used by perf");
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_st_perf"));
-	ASSERT_TRUE(ue_status_line("uet_st_perf", line, sizeof(line)));
-	EXPECT_STREQ("uet_st_perf # Used by ftrace perf", line);
-
+	expect_line(_metadata, "uet_st_perf", "uet_st_perf # Used by ftrace perf");
 	close(self->perf_fd);
 	self->perf_fd = -1;
-	ASSERT_TRUE(ue_status_line("uet_st_perf", line, sizeof(line)));
-	EXPECT_STREQ("uet_st_perf # Used by ftrace", line);
-
+	expect_line(_metadata, "uet_st_perf", "uet_st_perf # Used by ftrace");
 	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_st_perf", false));
 	ASSERT_TRUE(ue_wait_bit(self->page, 4, 0, false));
-	ASSERT_TRUE(ue_status_line("uet_st_perf", line, sizeof(line)));
-	EXPECT_STREQ("uet_st_perf", line);
+	expect_line(_metadata, "uet_st_perf", "uet_st_perf");
 }
 
 /*
  * An event whose users are gone while ftrace holds it stays until ftrace
- * lets go; from then on it is not listed any more, without waiting for
- * anything to run in the background.
+ * lets go, then is unlisted at once (nothing deferred to the background).
  */
 TEST_F(status, tracer_held_event_leaves_with_tracer)
 {
-	char line[256];
-	int fd;
+	int fd = ue_open_data();
 
-	fd = ue_open_data();
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, ue_reg(fd, "uet_st_held u32 a", self->page, 4, 3, 0,
-			    NULL));
+	ASSERT_EQ(0, ue_reg(fd, "uet_st_held u32 a", self->page, 4, 3, 0, NULL));
 	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_st_held", true));
 	ASSERT_TRUE(ue_wait_bit(self->page, 4, 3, true));
 	ASSERT_EQ(0, ue_unreg(fd, self->page, 3));
 	close(fd);
-
-	/* No user left, but ftrace holds it */
-	ASSERT_TRUE(ue_status_line("uet_st_held", line, sizeof(line)));
-	EXPECT_STREQ("uet_st_held # Used by ftrace", line);
-
+	expect_line(_metadata, "uet_st_held", "uet_st_held # Used by ftrace");
 	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_st_held", false));
-	EXPECT_FALSE(ue_status_line("uet_st_held", line, sizeof(line)));
+	expect_line(_metadata, "uet_st_held", "");
 	EXPECT_EQ(-ENOENT, ue_del_name("uet_st_held"));
 }
 
-/*
- * Other events may come and go concurrently, so only check that each
- * snapshot is self-consistent and includes what this test holds.
- */
 TEST_F(status, counters)
 {
-	struct status_snapshot snap;
-	uint32_t *w = (uint32_t *)self->page;
-	char line[256];
+	static const char * const names[] = { "uet_st_cnt1", "uet_st_cnt2", "uet_st_cnt3" };
+	char cmd[64];
+	int i;
 
-	ASSERT_EQ(0, status_parse(&snap));
-	EXPECT_TRUE(snap.blank);
-	EXPECT_TRUE(snap.tail_ok);
-	EXPECT_EQ(snap.lines, snap.active);
-	EXPECT_EQ(snap.commented, snap.busy);
-
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_st_cnt1 u32 a", w, 4, 0, NULL));
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_st_cnt2 u32 a", w, 4, 1, NULL));
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_st_cnt3 u32 a", w, 4, 2, NULL));
+	check_status(_metadata, 0, 0);
+	for (i = 0; i < 3; i++) {
+		snprintf(cmd, sizeof(cmd), "%s u32 a", names[i]);
+		ASSERT_EQ(0, ue_track_reg(&self->t, cmd, self->page, 4, i, NULL));
+	}
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_st_cnt2"));
-	ASSERT_TRUE(ue_wait_bit(w, 4, 1, true));
-
-	ASSERT_EQ(0, status_parse(&snap));
-	EXPECT_TRUE(snap.blank);
-	EXPECT_TRUE(snap.tail_ok);
-	EXPECT_EQ(snap.lines, snap.active);
-	EXPECT_EQ(snap.commented, snap.busy);
-	EXPECT_LE(3, snap.active);
-	EXPECT_LE(1, snap.busy);
-
-	EXPECT_TRUE(ue_status_line("uet_st_cnt1", line, sizeof(line)));
-	EXPECT_TRUE(ue_status_line("uet_st_cnt2", line, sizeof(line)));
-	EXPECT_STREQ("uet_st_cnt2 # Used by ftrace", line);
-	EXPECT_TRUE(ue_status_line("uet_st_cnt3", line, sizeof(line)));
+	ASSERT_TRUE(ue_wait_bit(self->page, 4, 1, true));
+	check_status(_metadata, 3, 1);
+	expect_line(_metadata, "uet_st_cnt1", "uet_st_cnt1");
+	expect_line(_metadata, "uet_st_cnt2", "uet_st_cnt2 # Used by ftrace");
+	expect_line(_metadata, "uet_st_cnt3", "uet_st_cnt3");
 }
 
 TEST_HARNESS_MAIN

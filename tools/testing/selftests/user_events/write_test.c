@@ -3,16 +3,10 @@
  * user_events ABI: write()/writev() of [u32 write_index][payload] to
  * user_events_data, payload validation and the resulting ftrace records.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-
-#include "../kselftest_harness.h"
 #include "ue_util.h"
+#include "../kselftest_harness.h"
 
-FIXTURE(wr) {
-	UE_FIXTURE_MEMBERS;
-};
+FIXTURE(wr) { UE_FIXTURE_MEMBERS; };
 
 FIXTURE_SETUP(wr)
 {
@@ -24,12 +18,6 @@ FIXTURE_TEARDOWN(wr)
 	UE_TEARDOWN();
 }
 
-/* Enable word @n of the fixture page. */
-static uint32_t *word(void *page, int n)
-{
-	return (uint32_t *)page + n;
-}
-
 /* Emit with a single write() of one contiguous buffer. */
 static ssize_t emit_flat(int fd, __u32 idx, const void *payload, size_t len)
 {
@@ -38,20 +26,14 @@ static ssize_t emit_flat(int fd, __u32 idx, const void *payload, size_t len)
 
 	if (len + sizeof(idx) > sizeof(buf))
 		return -ENOSPC;
-
 	memcpy(buf, &idx, sizeof(idx));
 	memcpy(buf + sizeof(idx), payload, len);
 	ret = write(fd, buf, len + sizeof(idx));
-
 	return ret < 0 ? -errno : ret;
 }
 
-/*
- * Does @line show @field with value @val?  Accepts decimal or 0x-hex
- * directly after "field=".
- */
-static bool shows_num(const char *line, const char *field,
-		      unsigned long long val)
+/* Does @line show " @field=" @val, in decimal or 0x-hex? */
+static bool shows_num(const char *line, const char *field, unsigned long long val)
 {
 	char key[64], dec[32], hex[32];
 	const char *pos;
@@ -61,10 +43,8 @@ static bool shows_num(const char *line, const char *field,
 	if (!pos)
 		return false;
 	pos += strlen(key);
-
 	snprintf(dec, sizeof(dec), "%llu", val);
 	snprintf(hex, sizeof(hex), "0x%llx", val);
-
 	return !strncmp(pos, dec, strlen(dec)) || !strncmp(pos, hex, strlen(hex));
 }
 
@@ -76,33 +56,25 @@ static bool shows_str(const char *line, const char *field, const char *str)
 	return strstr(line, key);
 }
 
-/* ---------------------------------------------------------------------
- * Error paths
- */
-
 TEST_F(wr, short_write)
 {
 	char buf[4] = { 0 };
+	int len, on;
 	__u32 idx;
-	int len;
 
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_wr_short", word(self->page, 0), 4, 0,
-				  &idx));
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_wr_short", self->page, 4, 0, &idx));
 	memcpy(buf, &idx, sizeof(idx));
-
-	for (len = 1; len < 4; len++) {
-		EXPECT_EQ(-1, write(self->t.fd, buf, len));
-		EXPECT_EQ(EFAULT, errno);
+	/* A partial index is EFAULT, disabled or enabled */
+	for (on = 0; on < 2; on++) {
+		if (on) {
+			ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_wr_short"));
+			ASSERT_TRUE(ue_wait_bit(self->page, 4, 0, true));
+		}
+		for (len = 1; len < 4; len++) {
+			EXPECT_EQ(-1, write(self->t.fd, buf, len));
+			EXPECT_EQ(EFAULT, errno);
+		}
 	}
-
-	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_wr_short"));
-	ASSERT_TRUE(ue_wait_bit(word(self->page, 0), 4, 0, true));
-
-	for (len = 1; len < 4; len++) {
-		EXPECT_EQ(-1, write(self->t.fd, buf, len));
-		EXPECT_EQ(EFAULT, errno);
-	}
-
 	/* The full index alone is a valid write for a field-less event */
 	EXPECT_EQ(4, write(self->t.fd, buf, 4));
 }
@@ -112,9 +84,8 @@ TEST_F(wr, negative_index)
 	__u32 idx;
 	int val = 0;
 
-	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page,
-				    "uet_wr_neg u32 a", "uet_wr_neg", 0, &idx));
-
+	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page, "uet_wr_neg u32 a", "uet_wr_neg",
+				    0, &idx));
 	EXPECT_EQ(-EINVAL, ue_emit(self->t.fd, (__u32)-1, &val, sizeof(val)));
 	EXPECT_EQ(-EINVAL, ue_emit(self->t.fd, (__u32)INT_MIN, &val, sizeof(val)));
 	EXPECT_EQ(-EINVAL, emit_flat(self->t.fd, 0x80000000u, &val, sizeof(val)));
@@ -125,20 +96,17 @@ TEST_F(wr, unknown_index)
 	__u32 idx;
 	int val = 0, fd2;
 
-	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page,
-				    "uet_wr_unk u32 a", "uet_wr_unk", 0, &idx));
-
+	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page, "uet_wr_unk u32 a", "uet_wr_unk",
+				    0, &idx));
 	EXPECT_EQ(-ENOENT, ue_emit(self->t.fd, idx + 1, &val, sizeof(val)));
 	EXPECT_EQ(-ENOENT, ue_emit(self->t.fd, 1000, &val, sizeof(val)));
 	EXPECT_EQ(-ENOENT, ue_emit(self->t.fd, INT_MAX, &val, sizeof(val)));
-
 	/* Write indexes belong to the file they were returned on */
 	fd2 = ue_open_data();
 	ASSERT_LE(0, fd2);
 	EXPECT_EQ(-ENOENT, ue_emit(fd2, idx, &val, sizeof(val)));
 	EXPECT_EQ(-ENOENT, ue_emit(fd2, 0, &val, sizeof(val)));
 	close(fd2);
-
 	EXPECT_EQ(0, ue_trace_count("uet_wr_unk", NULL, 0));
 }
 
@@ -146,18 +114,14 @@ TEST_F(wr, not_enabled)
 {
 	__u32 idx, val = 7;
 
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_wr_off u32 a", word(self->page, 0), 4,
-				  0, &idx));
-
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_wr_off u32 a", self->page, 4, 0, &idx));
 	EXPECT_EQ(-EBADF, ue_emit(self->t.fd, idx, &val, sizeof(val)));
 	EXPECT_EQ(-EBADF, emit_flat(self->t.fd, idx, &val, sizeof(val)));
-
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_wr_off"));
-	ASSERT_TRUE(ue_wait_bit(word(self->page, 0), 4, 0, true));
+	ASSERT_TRUE(ue_wait_bit(self->page, 4, 0, true));
 	EXPECT_EQ(8, ue_emit(self->t.fd, idx, &val, sizeof(val)));
-
 	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_wr_off", false));
-	ASSERT_TRUE(ue_wait_bit(word(self->page, 0), 4, 0, false));
+	ASSERT_TRUE(ue_wait_bit(self->page, 4, 0, false));
 	EXPECT_EQ(-EBADF, ue_emit(self->t.fd, idx, &val, sizeof(val)));
 }
 
@@ -167,47 +131,29 @@ TEST_F(wr, payload_too_short)
 	__u32 idx;
 	int len;
 
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_wr_min u32 a; u64 b",
-				  word(self->page, 0), 4, 0, &idx));
-
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_wr_min u32 a; u64 b", self->page, 4, 0, &idx));
 	/* The size check comes before the enabled check */
 	EXPECT_EQ(-EINVAL, ue_emit(self->t.fd, idx, payload, 11));
-
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_wr_min"));
-	ASSERT_TRUE(ue_wait_bit(word(self->page, 0), 4, 0, true));
-
-	for (len = 0; len < 12; len++) {
-		EXPECT_EQ(-EINVAL, ue_emit(self->t.fd, idx, payload, len))
-			TH_LOG("payload %d bytes", len);
-	}
-
+	ASSERT_TRUE(ue_wait_bit(self->page, 4, 0, true));
+	for (len = 0; len < 12; len++)
+		EXPECT_EQ(-EINVAL, ue_emit(self->t.fd, idx, payload, len)) TH_LOG("%d bytes", len);
 	EXPECT_EQ(0, ue_trace_count("uet_wr_min", NULL, 0));
-
 	/* Exactly the fixed size, or more, is fine */
 	EXPECT_EQ(16, ue_emit(self->t.fd, idx, payload, 12));
 	EXPECT_EQ(20, emit_flat(self->t.fd, idx, payload, 16));
 	EXPECT_EQ(2, ue_trace_count("uet_wr_min", NULL, 0));
 }
 
-/* ---------------------------------------------------------------------
- * Successful writes
- */
-
 TEST_F(wr, returns_total)
 {
-	__u32 idx, a = 1, b = 2, c = 3;
+	__u32 idx, a = 1, b = 2, c = 3, flat[3] = { 4, 5, 6 };
 	struct iovec io[4] = {
-		{ .iov_base = &idx, .iov_len = sizeof(idx) },
-		{ .iov_base = &a, .iov_len = sizeof(a) },
-		{ .iov_base = &b, .iov_len = sizeof(b) },
-		{ .iov_base = &c, .iov_len = sizeof(c) },
+		{ &idx, sizeof(idx) }, { &a, sizeof(a) }, { &b, sizeof(b) }, { &c, sizeof(c) },
 	};
-	__u32 flat[3] = { 4, 5, 6 };
 
-	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page,
-				    "uet_wr_total u32 a; u32 b; u32 c",
+	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page, "uet_wr_total u32 a; u32 b; u32 c",
 				    "uet_wr_total", 0, &idx));
-
 	EXPECT_EQ(16, writev(self->t.fd, io, 4));
 	EXPECT_EQ(16, emit_flat(self->t.fd, idx, flat, sizeof(flat)));
 	EXPECT_EQ(16, ue_emit(self->t.fd, idx, flat, sizeof(flat)));
@@ -216,12 +162,10 @@ TEST_F(wr, returns_total)
 
 TEST_F(wr, no_fields)
 {
-	__u32 idx;
 	char junk[3] = "ab";
+	__u32 idx;
 
-	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page,
-				    "uet_wr_nof", "uet_wr_nof", 0, &idx));
-
+	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page, "uet_wr_nof", "uet_wr_nof", 0, &idx));
 	EXPECT_EQ(4, ue_emit(self->t.fd, idx, NULL, 0));
 	/* Extra bytes for an event without fields are accepted */
 	EXPECT_EQ(7, ue_emit(self->t.fd, idx, junk, sizeof(junk)));
@@ -234,12 +178,10 @@ TEST_F(wr, write_after_unreg)
 	__u32 idx, val = 0x12345;
 	char line[1024];
 
-	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page,
-				    "uet_wr_unreg u32 v", "uet_wr_unreg", 0,
-				    &idx));
-	ASSERT_EQ(0, ue_unreg(self->t.fd, word(self->page, 0), 0));
-	EXPECT_EQ(0, *word(self->page, 0));
-
+	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page, "uet_wr_unreg u32 v", "uet_wr_unreg",
+				    0, &idx));
+	ASSERT_EQ(0, ue_unreg(self->t.fd, self->page, 0));
+	EXPECT_EQ(0, *(__u32 *)self->page);
 	EXPECT_EQ(8, ue_emit(self->t.fd, idx, &val, sizeof(val)));
 	ASSERT_EQ(1, ue_trace_count("uet_wr_unreg", line, sizeof(line)));
 	EXPECT_TRUE(shows_num(line, "v", val)) TH_LOG("%s", line);
@@ -247,53 +189,38 @@ TEST_F(wr, write_after_unreg)
 
 TEST_F(wr, ftrace_fields)
 {
+	static const char * const fields[] = { "a", "b", "c", "d", "e" };
 	const char *name = "uet_wr_out";
-	int base, off_a, off_b, off_c, off_d, off_e, len;
-	char payload[128], line[1024];
-	uint32_t a = 0x1234abcd;
-	uint64_t b = 0x1122334455667788ull;
-	__u32 idx, loc;
-	int end;
+	__u64 b = 0x1122334455667788ull;
+	char payload[128] = { 0 }, line[1024];
+	__u32 idx, loc, a = 0x1234abcd;
+	int off[5], base, end, i;
 
-	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page,
-				    "uet_wr_out u32 a; u64 b; char[8] c; "
-				    "__data_loc char[] d; __rel_loc char[] e",
-				    name, 0, &idx));
-
+	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page, "uet_wr_out u32 a; u64 b; char[8] c; "
+				    "__data_loc char[] d; __rel_loc char[] e", name, 0, &idx));
 	/* Lay the payload out as the format file describes it */
-	off_a = ue_field_offset(UE_SYS, name, "a");
-	off_b = ue_field_offset(UE_SYS, name, "b");
-	off_c = ue_field_offset(UE_SYS, name, "c");
-	off_d = ue_field_offset(UE_SYS, name, "d");
-	off_e = ue_field_offset(UE_SYS, name, "e");
-	ASSERT_GT(off_a, 0);
-	ASSERT_GT(off_b, off_a);
-	ASSERT_GT(off_c, off_b);
-	ASSERT_GT(off_d, off_c);
-	ASSERT_GT(off_e, off_d);
-	base = off_a;
-
-	memset(payload, 0, sizeof(payload));
-	memcpy(payload + off_a - base, &a, sizeof(a));
-	memcpy(payload + off_b - base, &b, sizeof(b));
-	memcpy(payload + off_c - base, "chars", 6);
-
+	for (i = 0; i < 5; i++) {
+		off[i] = ue_field_offset(UE_SYS, name, fields[i]);
+		ASSERT_GT(off[i], i ? off[i - 1] : 0) TH_LOG("%s", fields[i]);
+	}
+	base = off[0];
+	memcpy(payload + off[0] - base, &a, sizeof(a));
+	memcpy(payload + off[1] - base, &b, sizeof(b));
+	memcpy(payload + off[2] - base, "chars", 6);
 	/* Dynamic data follows the fixed fields */
-	end = off_e + 4 - base;
+	end = off[4] + 4 - base;
 	loc = DYN_LOC(base + end, 8);
-	memcpy(payload + off_d - base, &loc, sizeof(loc));
+	memcpy(payload + off[3] - base, &loc, sizeof(loc));
 	memcpy(payload + end, "dynamic", 8);
 	end += 8;
-
 	/* __rel_loc offsets are relative to the end of the field */
-	loc = DYN_LOC(base + end - (off_e + 4), 9);
-	memcpy(payload + off_e - base, &loc, sizeof(loc));
+	loc = DYN_LOC(base + end - (off[4] + 4), 9);
+	memcpy(payload + off[4] - base, &loc, sizeof(loc));
 	memcpy(payload + end, "relative", 9);
-	len = end + 9;
+	end += 9;
 
-	ASSERT_EQ(len + 4, ue_emit(self->t.fd, idx, payload, len));
+	ASSERT_EQ(end + 4, ue_emit(self->t.fd, idx, payload, end));
 	ASSERT_EQ(1, ue_trace_count(name, line, sizeof(line)));
-
 	EXPECT_TRUE(shows_num(line, "a", a)) TH_LOG("%s", line);
 	EXPECT_TRUE(shows_num(line, "b", b)) TH_LOG("%s", line);
 	EXPECT_TRUE(shows_str(line, "c", "chars")) TH_LOG("%s", line);
@@ -305,42 +232,28 @@ TEST_F(wr, ftrace_fields)
 TEST_F(wr, writev_split)
 {
 	const char *name = "uet_wr_split";
-	uint64_t x = 0xdeadbeefcafef00dull;
-	uint32_t y = 0x0badf00d;
+	__u64 x = 0xdeadbeefcafef00dull;
+	__u32 idx, y = 0x0badf00d;
 	char raw[12], line[1024];
-	__u32 idx;
 	struct iovec io[5] = {
-		{ .iov_base = &idx, .iov_len = sizeof(idx) },
-		{ .iov_base = raw, .iov_len = 3 },
-		{ .iov_base = raw + 3, .iov_len = 0 },
-		{ .iov_base = raw + 3, .iov_len = 6 },
-		{ .iov_base = raw + 9, .iov_len = 3 },
+		{ &idx, sizeof(idx) }, { raw, 3 }, { raw + 3, 0 }, { raw + 3, 6 }, { raw + 9, 3 },
 	};
 
-	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page,
-				    "uet_wr_split u64 x; u32 y", name, 0,
+	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page, "uet_wr_split u64 x; u32 y", name, 0,
 				    &idx));
-	ASSERT_EQ(8, ue_field_offset(UE_SYS, name, "y") -
-		     ue_field_offset(UE_SYS, name, "x"));
-
+	ASSERT_EQ(8, ue_field_offset(UE_SYS, name, "y") - ue_field_offset(UE_SYS, name, "x"));
 	memcpy(raw, &x, 8);
 	memcpy(raw + 8, &y, 4);
-
 	EXPECT_EQ(16, writev(self->t.fd, io, 5));
 	ASSERT_EQ(1, ue_trace_count(name, line, sizeof(line)));
 	EXPECT_TRUE(shows_num(line, "x", x)) TH_LOG("%s", line);
 	EXPECT_TRUE(shows_num(line, "y", y)) TH_LOG("%s", line);
 }
 
-/* ---------------------------------------------------------------------
- * Dynamic string validation
- */
-
 /*
  * A __data_loc or __rel_loc string out of the payload, or without its NUL,
- * is refused and not recorded; then a good one is.  Locations are
- * record offsets for __data_loc, offsets from the end of the field for
- * __rel_loc.
+ * is refused and not recorded; then a good one is.  Locations are record
+ * offsets for __data_loc, offsets from the end of the field for __rel_loc.
  */
 static void loc_bounds(struct __test_metadata *_metadata, struct ue_track *t,
 		       void *page, const char *type)
@@ -352,7 +265,7 @@ static void loc_bounds(struct __test_metadata *_metadata, struct ue_track *t,
 		{ 0, 5, "misses the NUL" },
 		{ 0, 6, "not NUL terminated" },
 	};
-	char cmd[64], name[16], payload[64], line[1024];
+	char cmd[64], name[16], payload[64] = { 0 }, line[1024];
 	bool rel = !strcmp(type, "__rel_loc");
 	__u32 idx, loc;
 	int i, start = 0;
@@ -366,17 +279,14 @@ static void loc_bounds(struct __test_metadata *_metadata, struct ue_track *t,
 		ASSERT_GT(start, 0);
 		start += 4;
 	}
-	memset(payload, 0, sizeof(payload));
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		memcpy(payload + 4, i == ARRAY_SIZE(bad) - 1 ? "hello!" :
-		       "hello", 6);
 		loc = DYN_LOC(start + bad[i].off, bad[i].len);
 		memcpy(payload, &loc, 4);
+		memcpy(payload + 4, i == ARRAY_SIZE(bad) - 1 ? "hello!" : "hello", 6);
 		EXPECT_EQ(-EFAULT, ue_emit(t->fd, idx, payload, 10))
 			TH_LOG("%s %s", type, bad[i].why);
 	}
 	EXPECT_EQ(0, ue_trace_count(name, NULL, 0));
-
 	loc = DYN_LOC(start, 6);
 	memcpy(payload, &loc, 4);
 	memcpy(payload + 4, "hello", 6);
