@@ -13,41 +13,43 @@
 /* Pattern kept in every bit we do not own, to catch stray writes. */
 #define FILLER64	0xa5c3f00f5aa53cc3ull
 
-static uint64_t filler_without(int size, int bit)
-{
-	uint64_t mask = size == 8 ? ~0ull : 0xffffffffull;
-
-	return FILLER64 & mask & ~(1ull << bit);
-}
-
-static uint64_t word_read(const void *addr, int size)
+static __u64 word_read(const void *addr, int size)
 {
 	if (size == 8)
-		return __atomic_load_n((const uint64_t *)addr, __ATOMIC_ACQUIRE);
-	return __atomic_load_n((const uint32_t *)addr, __ATOMIC_ACQUIRE);
+		return __atomic_load_n((const __u64 *)addr, __ATOMIC_ACQUIRE);
+	return __atomic_load_n((const __u32 *)addr, __ATOMIC_ACQUIRE);
 }
 
-static void word_write(void *addr, int size, uint64_t val)
+/*
+ * Enable (tracked) or disable @name, wait for bit @bit of the @size bytes at @val to follow and
+ * check that the rest of them still is @other.
+ */
+static void flip(struct __test_metadata *_metadata, struct ue_track *t,
+		 const char *name, bool on, void *val, int size, int bit,
+		 __u64 other)
 {
-	if (size == 8)
-		__atomic_store_n((uint64_t *)addr, val, __ATOMIC_RELEASE);
-	else
-		__atomic_store_n((uint32_t *)addr, (uint32_t)val, __ATOMIC_RELEASE);
+	ASSERT_EQ(0, on ? ue_track_enable(t, UE_SYS, name) : ue_set_enable(UE_SYS, name, false));
+	ASSERT_TRUE(ue_wait_bit(val, size, bit, on));
+	EXPECT_EQ(other | (__u64)on << bit, word_read(val, size));
+}
+
+/* Register @cmd at a word of the page and check that it follows at once. */
+static void reg_check(struct __test_metadata *_metadata, struct ue_track *t,
+		      const char *cmd, void *val, int size, int bit,
+		      __u64 want)
+{
+	ASSERT_EQ(0, ue_track_reg(t, cmd, val, size, bit, NULL));
+	ASSERT_TRUE(ue_wait_bit(val, size, bit, want >> bit & 1));
+	EXPECT_EQ(want, word_read(val, size));
 }
 
 FIXTURE(enable) {
 	UE_FIXTURE_MEMBERS;
+	char name[64], cmd[96];
+	char *val;		/* the enable word of the variant */
+	int size, bit;
+	__u64 other;		/* its other bits: FILLER64 */
 };
-
-FIXTURE_SETUP(enable)
-{
-	UE_SETUP(0);
-}
-
-FIXTURE_TEARDOWN(enable)
-{
-	UE_TEARDOWN();
-}
 
 FIXTURE_VARIANT(enable) {
 	int size;	/* enable_size */
@@ -67,47 +69,50 @@ FIXTURE_VARIANT_ADD(enable, size8_bit32) { .size = 8, .bit = 32, .offset = 16 };
 FIXTURE_VARIANT_ADD(enable, size8_bit63) { .size = 8, .bit = 63, .offset = 24 };
 
 /*
- * Name the event after the test and variant so every variant uses its own
- * event.
+ * Every variant of every test has its own event, named after both, and starts with the other bits
+ * of its word set to the filler.
  */
-#define EVNAME(buf, what) \
-	snprintf(buf, sizeof(buf), "uet_en_%s_%d_%d_%d", what, variant->size, \
-		 variant->bit, variant->offset)
+FIXTURE_SETUP(enable)
+{
+	UE_SETUP(0);
+	self->val = self->page + variant->offset;
+	self->size = variant->size;
+	self->bit = variant->bit;
+	self->other = FILLER64 & (self->size == 8 ? ~0ull : 0xffffffffull) &
+		      ~(1ull << self->bit);
+	snprintf(self->name, sizeof(self->name), "uet_en_%s_%d_%d_%d",
+		 _metadata->name, variant->size, variant->bit, variant->offset);
+	snprintf(self->cmd, sizeof(self->cmd), "%s u32 a", self->name);
+	if (self->size == 8)
+		*(__u64 *)self->val = self->other;
+	else
+		*(__u32 *)self->val = self->other;
+}
+
+FIXTURE_TEARDOWN(enable)
+{
+	UE_TEARDOWN();
+}
 
 TEST_F(enable, toggle)
 {
-	void *val = self->page + variant->offset;
-	uint64_t other = filler_without(variant->size, variant->bit);
-	/* Neighbouring 32 bits must never change either */
-	uint32_t *left = (uint32_t *)val - 1, *right;
-	char name[64], cmd[96];
+	/* neighbouring 32 bits must never change either */
+	__u32 *left = (__u32 *)self->val - 1;
+	__u32 *right = (__u32 *)(self->val + self->size);
 	int round;
 
-	right = (uint32_t *)((char *)val + variant->size);
 	if (variant->offset)
 		*left = 0x5555aaaa;
 	*right = 0xaaaa5555;
-	word_write(val, variant->size, other);
-
-	EVNAME(name, "toggle");
-	snprintf(cmd, sizeof(cmd), "%s u32 a", name);
-	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, val, variant->size,
-				  variant->bit, NULL));
-
-	/* Registration must not set our bit nor touch others */
-	EXPECT_EQ(other, word_read(val, variant->size));
+	/* registration must not set our bit nor touch others */
+	reg_check(_metadata, &self->t, self->cmd, self->val, self->size, self->bit, self->other);
 
 	for (round = 0; round < 3; round++) {
-		ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, name));
-		ASSERT_TRUE(ue_wait_bit(val, variant->size, variant->bit, true));
-		EXPECT_EQ(other | (1ull << variant->bit),
-			  word_read(val, variant->size));
-
-		ASSERT_EQ(0, ue_set_enable(UE_SYS, name, false));
-		ASSERT_TRUE(ue_wait_bit(val, variant->size, variant->bit, false));
-		EXPECT_EQ(other, word_read(val, variant->size));
+		flip(_metadata, &self->t, self->name, true, self->val,
+		     self->size, self->bit, self->other);
+		flip(_metadata, &self->t, self->name, false, self->val,
+		     self->size, self->bit, self->other);
 	}
-
 	if (variant->offset)
 		EXPECT_EQ(0x5555aaaa, *left);
 	EXPECT_EQ(0xaaaa5555, *right);
@@ -116,71 +121,39 @@ TEST_F(enable, toggle)
 /* A registration while the event is already enabled sees the bit at once. */
 TEST_F(enable, register_while_enabled)
 {
-	void *val = self->page + variant->offset;
-	uint64_t other = filler_without(variant->size, variant->bit);
-	uint32_t *first = (uint32_t *)(self->page + 512);
-	char name[64], cmd[96];
+	/* a first registration elsewhere creates the event */
+	snprintf(self->cmd, sizeof(self->cmd), "%s u64 a", self->name);
+	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page + 512, self->cmd, self->name, 0, NULL));
 
-	EVNAME(name, "regen");
-	snprintf(cmd, sizeof(cmd), "%s u64 a", name);
-
-	/* A first registration elsewhere creates the event */
-	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, first, 4, 0, NULL));
-	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, name));
-	ASSERT_TRUE(ue_wait_bit(first, 4, 0, true));
-
-	word_write(val, variant->size, other);
-	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, val, variant->size,
-				  variant->bit, NULL));
-	ASSERT_TRUE(ue_wait_bit(val, variant->size, variant->bit, true));
-	EXPECT_EQ(other | (1ull << variant->bit), word_read(val, variant->size));
-
-	ASSERT_EQ(0, ue_set_enable(UE_SYS, name, false));
-	ASSERT_TRUE(ue_wait_bit(val, variant->size, variant->bit, false));
-	EXPECT_EQ(other, word_read(val, variant->size));
+	reg_check(_metadata, &self->t, self->cmd, self->val, self->size,
+		  self->bit, self->other | 1ull << self->bit);
+	flip(_metadata, &self->t, self->name, false, self->val, self->size, self->bit, self->other);
 }
 
 TEST_F(enable, unreg_clears)
 {
-	void *val = self->page + variant->offset;
-	uint64_t other = filler_without(variant->size, variant->bit);
-	uint32_t *sentinel = (uint32_t *)(self->page + 512);
-	char name[64], cmd[96];
+	__u32 *sentinel = (__u32 *)(self->page + 512);
 
-	EVNAME(name, "unreg");
-	snprintf(cmd, sizeof(cmd), "%s u32 a", name);
-
-	word_write(val, variant->size, other);
-	ASSERT_EQ(0, ue_reg(self->t.fd, cmd, val, variant->size, variant->bit, 0,
-			    NULL));
-	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, name));
-	ASSERT_TRUE(ue_wait_bit(val, variant->size, variant->bit, true));
-
-	/* Unregister clears the bit although the event is still enabled */
-	ASSERT_EQ(0, ue_unreg(self->t.fd, val, variant->bit));
-	EXPECT_EQ(other, word_read(val, variant->size));
-
+	ASSERT_EQ(0, ue_reg(self->t.fd, self->cmd, self->val, self->size, self->bit, 0, NULL));
+	flip(_metadata, &self->t, self->name, true, self->val, self->size, self->bit, self->other);
+	/* unregister clears the bit although the event is still enabled */
+	ASSERT_EQ(0, ue_unreg(self->t.fd, self->val, self->bit));
+	EXPECT_EQ(self->other, word_read(self->val, self->size));
 	/*
-	 * No further updates: toggle the event and use a second registration
-	 * as a sentinel that shows the kernel has done its updates.
+	 * No further updates: toggle the event and use a second registration as a sentinel that
+	 * shows the kernel has done its updates.
 	 */
-	ASSERT_EQ(0, ue_set_enable(UE_SYS, name, false));
-	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, sentinel, 4, 0, NULL));
-	ASSERT_EQ(0, ue_set_enable(UE_SYS, name, true));
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, self->name, false));
+	ASSERT_EQ(0, ue_track_reg(&self->t, self->cmd, sentinel, 4, 0, NULL));
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, self->name, true));
 	ASSERT_TRUE(ue_wait_bit(sentinel, 4, 0, true));
-	EXPECT_EQ(other, word_read(val, variant->size));
-
-	/* The address and bit can be used again */
-	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, val, variant->size,
-				  variant->bit, NULL));
-	ASSERT_TRUE(ue_wait_bit(val, variant->size, variant->bit, true));
-	EXPECT_EQ(other | (1ull << variant->bit), word_read(val, variant->size));
+	EXPECT_EQ(self->other, word_read(self->val, self->size));
+	/* the address and bit can be used again */
+	reg_check(_metadata, &self->t, self->cmd, self->val, self->size,
+		  self->bit, self->other | 1ull << self->bit);
 }
 
-/* ---------------------------------------------------------------------
- * Tests that do not depend on the variant
- */
-
+/* Tests that do not depend on the variant */
 FIXTURE(misc) {
 	UE_FIXTURE_MEMBERS;
 };
@@ -196,112 +169,88 @@ FIXTURE_TEARDOWN(misc)
 }
 
 /*
- * Every bit of a 4-byte word (8-byte aligned and 4 bytes past that) and
- * of an 8-byte word, one event per bit on the same word.  Whatever the
- * byte order, enabling bit N sets exactly the value 1 << N of an integer
- * of enable_size bytes: the one byte that holds it in memory (the last
- * ones first on a big-endian machine) and nothing else in the page.
- * 128 events and 256 state changes: over 30 s on the debug kernel under
- * TCG, hence its own timeout.
+ * Every bit of a 4-byte word (8-byte aligned and 4 bytes past that) and of an 8-byte word, one
+ * event per bit on the same word.  Whatever the byte order, enabling bit N sets exactly the
+ * value 1 << N of an integer of enable_size bytes: the one byte that holds it in memory (the last
+ * ones first on a big-endian machine) and nothing else in the page.  128 events and 256 state
+ * changes: over 30 s on the debug kernel under TCG, hence its own timeout.
  */
 TEST_F_TIMEOUT(misc, every_bit_both_sizes, 240)
 {
-	static const struct { int size, offset; } words[] = {
+	static const struct { int size, off; } words[] = {
 		{ 4, 0 }, { 4, 12 }, { 8, 16 },
 	};
-	const unsigned char *pg = (const unsigned char *)self->page;
+	unsigned char *pg = (unsigned char *)self->page;
+	int w, bit, i, size, off, at;
 	char name[64], cmd[96];
-	int w, bit, i, size, at, want;
-	char *val;
 
 	for (w = 0; w < ARRAY_SIZE(words); w++) {
 		size = words[w].size;
-		val = self->page + words[w].offset;
-
+		off = words[w].off;
 		for (bit = 0; bit < size * 8; bit++) {
-			snprintf(name, sizeof(name), "uet_en_every_%d_%d_%d",
-				 size, words[w].offset, bit);
-			snprintf(cmd, sizeof(cmd), "%s u32 a", name);
-			ASSERT_EQ(0, ue_reg(self->t.fd, cmd, val, size, bit, 0,
-					    NULL));
+			snprintf(cmd, sizeof(cmd), "uet_en_every_%d_%d_%d u32 a", size, off, bit);
+			ASSERT_EQ(0, ue_reg(self->t.fd, cmd, pg + off, size, bit, 0, NULL));
 		}
-		EXPECT_EQ(0, word_read(val, size));
+		EXPECT_EQ(0, word_read(pg + off, size));
 
 		for (bit = 0; bit < size * 8; bit++) {
-			snprintf(name, sizeof(name), "uet_en_every_%d_%d_%d",
-				 size, words[w].offset, bit);
+			snprintf(name, sizeof(name), "uet_en_every_%d_%d_%d", size, off, bit);
 			ASSERT_EQ(0, ue_set_enable(UE_SYS, name, true));
-			ASSERT_TRUE(ue_wait_bit(val, size, bit, true));
-			EXPECT_EQ(1ull << bit, word_read(val, size))
+			ASSERT_TRUE(ue_wait_bit(pg + off, size, bit, true));
+			EXPECT_EQ(1ull << bit, word_read(pg + off, size))
 				TH_LOG("size %d bit %d", size, bit);
 			/* the page offset of the byte holding the bit */
-			at = words[w].offset + bit / 8;
+			at = off + bit / 8;
 			if (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
-				at = words[w].offset + size - 1 - bit / 8;
-			for (i = 0; i < getpagesize(); i++) {
-				want = i == at ? 1 << (bit % 8) : 0;
-				if (pg[i] != want)
+				at = off + size - 1 - bit / 8;
+			for (i = 0; i < getpagesize(); i++)
+				if (pg[i] != (i == at ? 1 << (bit % 8) : 0))
 					break;
-			}
 			EXPECT_EQ(getpagesize(), i)
-				TH_LOG("size %d bit %d: page byte %d is %#x",
-				       size, bit, i, pg[i]);
+				TH_LOG("size %d bit %d: page byte %d is %#x", size, bit, i, pg[i]);
 			ASSERT_EQ(0, ue_set_enable(UE_SYS, name, false));
-			ASSERT_TRUE(ue_wait_bit(val, size, bit, false));
-			EXPECT_EQ(0, word_read(val, size));
+			ASSERT_TRUE(ue_wait_bit(pg + off, size, bit, false));
+			EXPECT_EQ(0, word_read(pg + off, size));
 		}
 
 		for (bit = 0; bit < size * 8; bit++)
-			ASSERT_EQ(0, ue_unreg(self->t.fd, val, bit));
+			ASSERT_EQ(0, ue_unreg(self->t.fd, self->page + off, bit));
 	}
 }
 
 TEST_F(misc, two_registrations_one_event)
 {
-	uint32_t *a = (uint32_t *)self->page;
-	uint64_t *b = (uint64_t *)(self->page + 64);
-	const char *name = "uet_en_two";
+	__u32 *a = (__u32 *)self->page;
+	__u64 *b = (__u64 *)(self->page + 64);
+	const char *cmd = "uet_en_two u32 a", *name = "uet_en_two";
+	int on;
 
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_en_two u32 a", a, 4, 1, NULL));
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_en_two u32 a", b, 8, 45, NULL));
-	/* Same word, another bit */
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_en_two u32 a", a, 4, 9, NULL));
+	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, a, 4, 1, NULL));
+	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, b, 8, 45, NULL));
+	/* same word, another bit */
+	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, a, 4, 9, NULL));
 
-	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, name));
-	ASSERT_TRUE(ue_wait_bit(a, 4, 1, true));
-	ASSERT_TRUE(ue_wait_bit(a, 4, 9, true));
-	ASSERT_TRUE(ue_wait_bit(b, 8, 45, true));
-	EXPECT_EQ((1u << 1) | (1u << 9), *a);
-	EXPECT_EQ(1ull << 45, *b);
-
-	ASSERT_EQ(0, ue_set_enable(UE_SYS, name, false));
-	ASSERT_TRUE(ue_wait_bit(a, 4, 1, false));
-	ASSERT_TRUE(ue_wait_bit(a, 4, 9, false));
-	ASSERT_TRUE(ue_wait_bit(b, 8, 45, false));
-	EXPECT_EQ(0, *a);
-	EXPECT_EQ(0, *b);
+	for (on = 1; on >= 0; on--) {
+		ASSERT_EQ(0, on ? ue_track_enable(&self->t, UE_SYS, name) :
+				  ue_set_enable(UE_SYS, name, false));
+		ASSERT_TRUE(ue_wait_bit(a, 4, 1, on));
+		ASSERT_TRUE(ue_wait_bit(a, 4, 9, on));
+		ASSERT_TRUE(ue_wait_bit(b, 8, 45, on));
+		EXPECT_EQ(on ? (1u << 1) | (1u << 9) : 0, *a);
+		EXPECT_EQ((__u64)on << 45, *b);
+	}
 }
 
 TEST_F(misc, events_share_word)
 {
-	uint32_t *w = (uint32_t *)self->page;
+	__u32 *w = (__u32 *)self->page;
 
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_en_sh1 u32 a", w, 4, 0, NULL));
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_en_sh2 u32 a", w, 4, 1, NULL));
-
-	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_en_sh2"));
-	ASSERT_TRUE(ue_wait_bit(w, 4, 1, true));
-	EXPECT_EQ(2, *w);
-
-	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_en_sh1"));
-	ASSERT_TRUE(ue_wait_bit(w, 4, 0, true));
-	EXPECT_EQ(3, *w);
-
-	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_en_sh2", false));
-	ASSERT_TRUE(ue_wait_bit(w, 4, 1, false));
-	EXPECT_EQ(1, *w);
-
-	/* Unregistering one event leaves the other's bit alone */
+	flip(_metadata, &self->t, "uet_en_sh2", true, w, 4, 1, 0);
+	flip(_metadata, &self->t, "uet_en_sh1", true, w, 4, 0, 2);
+	flip(_metadata, &self->t, "uet_en_sh2", false, w, 4, 1, 1);
+	/* unregistering one event leaves the other's bit alone */
 	ASSERT_EQ(0, ue_unreg(self->t.fd, w, 1));
 	EXPECT_EQ(1, *w);
 	ASSERT_EQ(0, ue_unreg(self->t.fd, w, 0));
@@ -312,100 +261,55 @@ TEST_F(misc, events_share_word)
 TEST_F(misc, untouched_page)
 {
 	char *fresh = ue_map_page(PROT_READ | PROT_WRITE);
-	uint64_t *val;
 
 	ASSERT_TRUE(ue_nonnull(fresh));
-	val = (uint64_t *)(fresh + 128);
-
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_en_fresh u32 a", val, 8, 33,
-				  NULL));
-	EXPECT_EQ(0, *val);
-
-	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_en_fresh"));
-	ASSERT_TRUE(ue_wait_bit(val, 8, 33, true));
-	EXPECT_EQ(1ull << 33, *val);
-
-	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_en_fresh", false));
-	ASSERT_TRUE(ue_wait_bit(val, 8, 33, false));
-
-	ue_track_cleanup(&self->t);
-	munmap(fresh, getpagesize());
+	reg_check(_metadata, &self->t, "uet_en_fresh u32 a", fresh + 128, 8, 33, 0);
+	flip(_metadata, &self->t, "uet_en_fresh", true, fresh + 128, 8, 33, 0);
+	flip(_metadata, &self->t, "uet_en_fresh", false, fresh + 128, 8, 33, 0);
 }
 
 /* Registering on an untouched page while the event is enabled. */
 TEST_F(misc, untouched_page_enabled)
 {
 	char *fresh = ue_map_page(PROT_READ | PROT_WRITE);
-	uint32_t *first = (uint32_t *)self->page;
-	uint32_t *val;
+	const char *cmd = "uet_en_fresh2 u32 a";
 
 	ASSERT_TRUE(ue_nonnull(fresh));
-	val = (uint32_t *)(fresh + 4);
-
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_en_fresh2 u32 a", first, 4, 0,
-				  NULL));
-	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_en_fresh2"));
-	ASSERT_TRUE(ue_wait_bit(first, 4, 0, true));
-
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_en_fresh2 u32 a", val, 4, 17,
-				  NULL));
-	ASSERT_TRUE(ue_wait_bit(val, 4, 17, true));
-	EXPECT_EQ(1u << 17, *val);
-
-	ue_track_cleanup(&self->t);
-	munmap(fresh, getpagesize());
+	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page, cmd, "uet_en_fresh2", 0, NULL));
+	reg_check(_metadata, &self->t, cmd, fresh + 4, 4, 17, 1u << 17);
 }
 
 /*
- * The page holding the value is dropped after registration; the kernel
- * must fault it back in when the state changes.
+ * The page holding the value is dropped after registration; the kernel must fault it back in when
+ * the state changes.
  */
 TEST_F(misc, page_not_present)
 {
 	char *page = ue_map_page(PROT_READ | PROT_WRITE);
-	uint32_t *val;
+	const char *name = "uet_en_dontneed";
+	__u32 *val = (__u32 *)(page + 256);
 	int i;
 
 	ASSERT_TRUE(ue_nonnull(page));
-	val = (uint32_t *)(page + 256);
-
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_en_dontneed u32 a", val, 4, 5,
-				  NULL));
-
-	for (i = 0; i < 3; i++) {
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_en_dontneed u32 a", val, 4, 5, NULL));
+	for (i = 0; i < 6; i++) {
 		ASSERT_EQ(0, madvise(page, getpagesize(), MADV_DONTNEED));
-		ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_en_dontneed"));
-		ASSERT_TRUE(ue_wait_bit(val, 4, 5, true));
-		EXPECT_EQ(1u << 5, *val);
-
-		ASSERT_EQ(0, madvise(page, getpagesize(), MADV_DONTNEED));
-		ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_en_dontneed", false));
-		ASSERT_TRUE(ue_wait_bit(val, 4, 5, false));
-		EXPECT_EQ(0, *val);
+		flip(_metadata, &self->t, name, i % 2 == 0, val, 4, 5, 0);
 	}
-
-	/* Unregistering while the page is not present works as well */
-	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_en_dontneed"));
-	ASSERT_TRUE(ue_wait_bit(val, 4, 5, true));
+	/* unregistering while the page is not present works as well */
+	flip(_metadata, &self->t, name, true, val, 4, 5, 0);
 	ASSERT_EQ(0, madvise(page, getpagesize(), MADV_DONTNEED));
 	EXPECT_EQ(0, ue_unreg(self->t.fd, val, 5));
 	EXPECT_EQ(0, *val);
-
-	/* ... and stops all updates (sentinel shows updates are done) */
+	/* ... and stops all updates (a sentinel shows updates are done) */
 	*val = 0x100;
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_en_dontneed u32 a",
-				  (uint32_t *)self->page, 4, 0, NULL));
-	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_en_dontneed", false));
-	ASSERT_TRUE(ue_wait_bit(self->page, 4, 0, false));
-	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_en_dontneed", true));
-	ASSERT_TRUE(ue_wait_bit(self->page, 4, 0, true));
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_en_dontneed u32 a", self->page, 4, 0, NULL));
+	flip(_metadata, &self->t, name, false, self->page, 4, 0, 0);
+	flip(_metadata, &self->t, name, true, self->page, 4, 0, 0);
 	EXPECT_EQ(0x100, *val);
 }
 
-/* ---------------------------------------------------------------------
- * DIAG_IOCSUNREG argument checking
- */
-
+/* DIAG_IOCSUNREG argument checking */
 static int unreg_raw(int fd, void *arg)
 {
 	return ioctl(fd, DIAG_IOCSUNREG, arg) == -1 ? -errno : 0;
@@ -413,18 +317,16 @@ static int unreg_raw(int fd, void *arg)
 
 TEST_F(misc, unreg_unknown)
 {
-	uint32_t *w = (uint32_t *)self->page;
+	__u32 *w = (__u32 *)self->page;
 
-	/* Before this process registered anything at all */
+	/* before this process registered anything at all */
 	EXPECT_EQ(-ENOENT, ue_unreg(self->t.fd, w, 0));
 
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_en_unk u32 a", w, 4, 2, NULL));
-
 	EXPECT_EQ(-ENOENT, ue_unreg(self->t.fd, w, 3));
 	EXPECT_EQ(-ENOENT, ue_unreg(self->t.fd, w + 1, 2));
 	EXPECT_EQ(-ENOENT, ue_unreg(self->t.fd, NULL, 0));
-
-	/* Works once, then it is gone */
+	/* works once, then it is gone */
 	EXPECT_EQ(0, ue_unreg(self->t.fd, w, 2));
 	EXPECT_EQ(-ENOENT, ue_unreg(self->t.fd, w, 2));
 }
@@ -432,17 +334,13 @@ TEST_F(misc, unreg_unknown)
 /* Unregister is per process, any user_events_data fd will do. */
 TEST_F(misc, unreg_other_fd)
 {
-	uint32_t *w = (uint32_t *)self->page;
-	int fd2;
+	int fd2 = ue_open_data();
 
-	ASSERT_EQ(0, ue_reg(self->t.fd, "uet_en_ofd u32 a", w, 4, 6, 0, NULL));
-	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_en_ofd"));
-	ASSERT_TRUE(ue_wait_bit(w, 4, 6, true));
-
-	fd2 = ue_open_data();
 	ASSERT_LE(0, fd2);
-	EXPECT_EQ(0, ue_unreg(fd2, w, 6));
-	EXPECT_EQ(0, *w);
+	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page, "uet_en_ofd u32 a",
+				    "uet_en_ofd", 6, NULL));
+	EXPECT_EQ(0, ue_unreg(fd2, self->page, 6));
+	EXPECT_EQ(0, *(__u32 *)self->page);
 	close(fd2);
 }
 
@@ -453,36 +351,30 @@ TEST_F(misc, unreg_other_fd)
 #endif
 
 /*
- * Several registrations in one long: each is found, removed and updated
- * on its own, whichever order they come and go in; on 64-bit the same
- * bit named through a 4-byte and an 8-byte value is one bit.
+ * Several registrations in one long: each is found, removed and updated on its own, whichever order
+ * they come and go in; on 64-bit a bit named through a 4-byte and an 8-byte value is one bit.
  */
 TEST_F(misc, same_long)
 {
-	uint32_t *lo = (uint32_t *)self->page, *hi = lo + 1;
+	__u32 *lo = (__u32 *)self->page, *hi = lo + 1;
 	const char *cmd = "uet_en_long u32 a";
+	int bit;
 
-	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, lo, 4, 0, NULL));
-	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, lo, 4, 1, NULL));
-	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, lo, 4, 2, NULL));
+	for (bit = 0; bit < 3; bit++)
+		ASSERT_EQ(0, ue_track_reg(&self->t, cmd, lo, 4, bit, NULL));
 	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, hi, 4, 3, NULL));
 	/* bit 3 of hi is bit 35 of the 8-byte value (bit 3 on big endian) */
 	if (sizeof(long) == 8)
-		EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, cmd, lo, 8,
-					      UE_HI_BIT(3), 0, NULL));
+		EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, cmd, lo, 8, UE_HI_BIT(3), 0, NULL));
 	EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, cmd, lo, 4, 1, 0, NULL));
-
 	/* last registered, a middle one, the first one */
 	EXPECT_EQ(0, ue_unreg(self->t.fd, hi, 3));
 	EXPECT_EQ(0, ue_unreg(self->t.fd, lo, 1));
 	EXPECT_EQ(-ENOENT, ue_unreg(self->t.fd, lo, 1));
 	EXPECT_EQ(0, ue_unreg(self->t.fd, lo, 0));
 
-	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_en_long"));
-	ASSERT_TRUE(ue_wait_bit(lo, 4, 2, true));
-	EXPECT_EQ(1u << 2, *lo);
+	flip(_metadata, &self->t, "uet_en_long", true, lo, 4, 2, 0);
 	EXPECT_EQ(0, *hi);
-
 	/* the freed bits register again and follow the event at once */
 	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, lo, 4, 1, NULL));
 	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, hi, 4, 3, NULL));
@@ -496,49 +388,36 @@ TEST_F(misc, same_long)
 
 TEST_F(misc, unreg_bad_size)
 {
-	uint32_t *w = (uint32_t *)self->page;
-	struct user_unreg unreg;
+	__u32 *w = (__u32 *)self->page;
+	struct user_unreg unreg = { .disable_addr = (__u64)(uintptr_t)w };
 	__u32 small[] = { 0, 1, 4, sizeof(unreg) - 1 };
 	int i;
 
 	ASSERT_EQ(16, sizeof(struct user_unreg));
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_en_usize u32 a", w, 4, 0, NULL));
-
 	for (i = 0; i < ARRAY_SIZE(small); i++) {
-		memset(&unreg, 0, sizeof(unreg));
 		unreg.size = small[i];
-		unreg.disable_addr = (__u64)(uintptr_t)w;
-		EXPECT_EQ(-EINVAL, unreg_raw(self->t.fd, &unreg))
-			TH_LOG("size %u", small[i]);
+		EXPECT_EQ(-EINVAL, unreg_raw(self->t.fd, &unreg)) TH_LOG("size %u", small[i]);
 	}
-
-	memset(&unreg, 0, sizeof(unreg));
 	unreg.size = getpagesize() + 1;
-	unreg.disable_addr = (__u64)(uintptr_t)w;
 	EXPECT_EQ(-E2BIG, unreg_raw(self->t.fd, &unreg));
-
-	/* Still registered after all of that */
-	EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, "uet_en_usize u32 a", w, 4, 0,
-				      0, NULL));
+	/* still registered after all of that */
+	EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, "uet_en_usize u32 a", w, 4, 0, 0, NULL));
 }
 
 TEST_F(misc, unreg_reserved)
 {
-	uint32_t *w = (uint32_t *)self->page;
-	struct user_unreg unreg;
+	__u32 *w = (__u32 *)self->page;
+	struct user_unreg unreg = {
+		.size = sizeof(unreg), .disable_addr = (__u64)(uintptr_t)w,
+		.__reserved = 1,
+	};
 
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_en_ures u32 a", w, 4, 0, NULL));
-
-	memset(&unreg, 0, sizeof(unreg));
-	unreg.size = sizeof(unreg);
-	unreg.disable_addr = (__u64)(uintptr_t)w;
-	unreg.__reserved = 1;
 	EXPECT_EQ(-EINVAL, unreg_raw(self->t.fd, &unreg));
-
 	unreg.__reserved = 0;
 	unreg.__reserved2 = 0x100;
 	EXPECT_EQ(-EINVAL, unreg_raw(self->t.fd, &unreg));
-
 	unreg.__reserved2 = 0;
 	EXPECT_EQ(0, unreg_raw(self->t.fd, &unreg));
 }
@@ -546,26 +425,23 @@ TEST_F(misc, unreg_reserved)
 /* Larger argument structs are accepted when the unknown tail is zero. */
 TEST_F(misc, unreg_larger_tail)
 {
-	uint32_t *w = (uint32_t *)self->page;
+	__u32 *w = (__u32 *)self->page;
 	struct {
 		struct user_unreg unreg;
 		__u8 tail[8];
-	} big;	/* user_reg/user_unreg are packed: no padding */
+	} big = { 0 };	/* user_reg/user_unreg are packed: no padding */
 	int ret;
 
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_en_utail u32 a", w, 4, 0, NULL));
-
-	memset(&big, 0, sizeof(big));
 	big.unreg.size = sizeof(big);
 	big.unreg.disable_addr = (__u64)(uintptr_t)w;
 	big.tail[7] = 1;
 	/*
-	 * Upstream reports E2BIG here, but may also say EINVAL as it checks
-	 * the (then uninitialised) reserved fields after the failed copy.
+	 * Upstream reports E2BIG here, but may also say EINVAL as it checks the (then
+	 * uninitialised) reserved fields after the failed copy.
 	 */
 	ret = unreg_raw(self->t.fd, &big);
 	EXPECT_TRUE(ret == -E2BIG || ret == -EINVAL) TH_LOG("got %d", ret);
-
 	big.tail[7] = 0;
 	EXPECT_EQ(0, unreg_raw(self->t.fd, &big));
 }

@@ -1,25 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * user_events ABI: enable registrations across fork(), exec(), threads and
- * CLONE_VM children.
- *
- * Processes synchronise through pipes only; enable bits that the kernel
+ * user_events ABI: enable registrations across fork(), exec(), threads,
+ * CLONE_VM children and a user_events_data fd passed to another process.
+ * Processes synchronise through a socketpair; enable bits that the kernel
  * may update asynchronously are polled with a bounded loop.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <pthread.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 
 #include "../kselftest_harness.h"
 #include "ue_util.h"
 
-#define EXEC_CHILD_ARG "--ue-exec-child"
+#define EXEC_CHILD_ARG	"--ue-exec-child"
+#define EXEC_CMD	"uet_fk_exec u32 a"
+#define EXEC_BIT	3
 
-/* Messages exchanged with children */
-#define MSG_READY	'r'
 #define MSG_GO		'g'
 #define MSG_OK		'y'
 #define MSG_SKIP	's'
@@ -38,48 +35,17 @@ static char recv_msg(int fd)
 	return read(fd, &msg, 1) == 1 ? msg : 0;
 }
 
-struct chan {
-	int to_child[2];
-	int to_parent[2];
-};
-
-static int chan_open(struct chan *c)
+/* fork() with a socketpair, of which *@fd is this side's end */
+static pid_t sock_fork(int *fd)
 {
-	if (pipe2(c->to_child, O_CLOEXEC))
-		return -1;
-	if (pipe2(c->to_parent, O_CLOEXEC))
-		return -1;
-	return 0;
-}
-
-/* Keep only the ends the caller needs after fork(). */
-static void chan_child_side(struct chan *c)
-{
-	close(c->to_child[1]);
-	close(c->to_parent[0]);
-}
-
-static void chan_parent_side(struct chan *c)
-{
-	close(c->to_child[0]);
-	close(c->to_parent[1]);
-}
-
-/*
- * fork() with a channel: the child's pid in the parent, 0 in the child,
- * -1 on failure; each side keeps only its own ends of @c.
- */
-static pid_t chan_fork(struct chan *c)
-{
+	int sv[2];
 	pid_t pid;
 
-	if (chan_open(c))
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
 		return -1;
 	pid = fork();
-	if (pid == 0)
-		chan_child_side(c);
-	else if (pid > 0)
-		chan_parent_side(c);
+	close(sv[!!pid]);
+	*fd = sv[!pid];
 	return pid;
 }
 
@@ -90,6 +56,14 @@ static int child_status(pid_t pid)
 	if (waitpid(pid, &status, 0) != pid)
 		return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Enable (tracked) or disable @name and wait until bit @bit of @w follows. */
+static bool toggle(struct ue_track *t, const char *name, bool on, void *w, int size, int bit)
+{
+	if (on ? ue_track_enable(t, UE_SYS, name) : ue_set_enable(UE_SYS, name, false))
+		return false;
+	return ue_wait_bit(w, size, bit, on);
 }
 
 FIXTURE(fork) {
@@ -106,72 +80,71 @@ FIXTURE_TEARDOWN(fork)
 	UE_TEARDOWN();
 }
 
-/*
- * The child's copy of the enable word (a copy-on-write page after fork)
- * follows the event state just like the parent's.
- */
-TEST_F(fork, child_inherits)
+static bool word_is(const void *w, int size, __u64 val)
 {
-	uint32_t *w = (uint32_t *)self->page;
-	struct chan c;
-	pid_t pid;
-
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_fk_inherit u32 a", w, 4, 4,
-				  NULL));
-	*w = 0x10001;	/* other bits that must survive */
-	pid = chan_fork(&c);
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		if (recv_msg(c.to_child[0]) != MSG_GO)
-			_exit(1);
-		if (!ue_wait_bit(w, 4, 4, true) || *w != (0x10001 | 1 << 4))
-			_exit(2);
-		send_msg(c.to_parent[1], MSG_OK);
-
-		if (recv_msg(c.to_child[0]) != MSG_GO)
-			_exit(3);
-		if (!ue_wait_bit(w, 4, 4, false) || *w != 0x10001)
-			_exit(4);
-		_exit(0);
-	}
-
-	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_fk_inherit"));
-	ASSERT_TRUE(ue_wait_bit(w, 4, 4, true));
-	send_msg(c.to_child[1], MSG_GO);
-	EXPECT_EQ(MSG_OK, recv_msg(c.to_parent[0]));
-
-	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_fk_inherit", false));
-	ASSERT_TRUE(ue_wait_bit(w, 4, 4, false));
-	send_msg(c.to_child[1], MSG_GO);
-	EXPECT_EQ(0, child_status(pid));
-	EXPECT_EQ(0x10001, *w);
+	return size == 8 ? *(const __u64 *)w == val : *(const __u32 *)w == val;
 }
 
 /*
- * fork() leaves the parent's page write-protected for copy-on-write; the
- * parent's bit must still follow the tracer before the enable write
- * returns, not some time later.
+ * The child's copy of the enable word @w, which this process registered for @name, follows the
+ * event state just like the parent's, other bits (@other) kept.
+ */
+static void inherit(struct __test_metadata *_metadata, struct ue_track *t,
+		    const char *name, void *w, int size, int bit, __u64 other)
+{
+	int fd, on;
+	pid_t pid = sock_fork(&fd);
+
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		for (on = 1; on >= 0; on--) {
+			if (recv_msg(fd) != MSG_GO || !ue_wait_bit(w, size, bit, on) ||
+			    !word_is(w, size, other | (__u64)on << bit))
+				_exit(1 + on);
+			send_msg(fd, MSG_OK);
+		}
+		_exit(0);
+	}
+	for (on = 1; on >= 0; on--) {
+		ASSERT_TRUE(toggle(t, name, on, w, size, bit));
+		send_msg(fd, MSG_GO);
+		EXPECT_EQ(MSG_OK, recv_msg(fd));
+	}
+	EXPECT_EQ(0, child_status(pid));
+	EXPECT_TRUE(word_is(w, size, other));
+}
+
+/* A copy-on-write page after fork. */
+TEST_F(fork, child_inherits)
+{
+	__u32 *w = (__u32 *)self->page;
+
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_fk_inherit u32 a", w, 4, 4, NULL));
+	*w = 0x10001;	/* other bits that must survive */
+	inherit(_metadata, &self->t, "uet_fk_inherit", w, 4, 4, 0x10001);
+}
+
+/*
+ * fork() leaves the parent's page write-protected for copy-on-write; the parent's bit must still
+ * follow the tracer before the enable write returns (so no ue_wait_bit() here).
  */
 TEST_F(fork, parent_bit_updated_at_once)
 {
-	uint32_t *w = (uint32_t *)self->page;
-	struct chan c;
+	__u32 *w = (__u32 *)self->page;
+	int fd;
 	pid_t pid;
 
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_fk_parent u32 a", w, 4, 2,
-				  NULL));
-	pid = chan_fork(&c);
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_fk_parent u32 a", w, 4, 2, NULL));
+	pid = sock_fork(&fd);
 	ASSERT_LE(0, pid);
 	if (pid == 0)
-		_exit(recv_msg(c.to_child[0]) == MSG_GO ? 0 : 1);
+		_exit(recv_msg(fd) == MSG_GO ? 0 : 1);
 
-	/* no ue_wait_bit(): the bit is read right after the write returns */
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_fk_parent"));
 	EXPECT_EQ(1u << 2, __atomic_load_n(w, __ATOMIC_ACQUIRE));
 	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_fk_parent", false));
 	EXPECT_EQ(0, __atomic_load_n(w, __ATOMIC_ACQUIRE));
-
-	send_msg(c.to_child[1], MSG_GO);
+	send_msg(fd, MSG_GO);
 	EXPECT_EQ(0, child_status(pid));
 }
 
@@ -179,119 +152,96 @@ TEST_F(fork, parent_bit_updated_at_once)
 TEST_F(fork, child_inherits_untouched_page)
 {
 	char *fresh = ue_map_page(PROT_READ | PROT_WRITE);
-	uint64_t *w;
-	struct chan c;
-	pid_t pid;
 
 	ASSERT_TRUE(ue_nonnull(fresh));
-	w = (uint64_t *)(fresh + 64);
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_fk_fresh u32 a", w, 8, 63,
-				  NULL));
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_fk_fresh u32 a", fresh + 64, 8, 63, NULL));
 	ASSERT_EQ(0, madvise(fresh, getpagesize(), MADV_DONTNEED));
-	pid = chan_fork(&c);
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		if (recv_msg(c.to_child[0]) != MSG_GO)
-			_exit(1);
-		_exit(ue_wait_bit(w, 8, 63, true) ? 0 : 2);
-	}
-
-	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_fk_fresh"));
-	ASSERT_TRUE(ue_wait_bit(w, 8, 63, true));
-	send_msg(c.to_child[1], MSG_GO);
-	EXPECT_EQ(0, child_status(pid));
+	inherit(_metadata, &self->t, "uet_fk_fresh", fresh + 64, 8, 63, 0);
 }
 
 TEST_F(fork, parent_unreg_child_keeps)
 {
-	uint32_t *w = (uint32_t *)self->page;
-	uint32_t *sentinel = w + 1;
-	struct chan c;
+	__u32 *w = (__u32 *)self->page;
+	int fd;
 	pid_t pid;
 
 	ASSERT_EQ(0, ue_reg(self->t.fd, "uet_fk_punreg u32 a", w, 4, 0, 0, NULL));
-	pid = chan_fork(&c);
+	pid = sock_fork(&fd);
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		if (recv_msg(c.to_child[0]) != MSG_GO)
+		/* the child's registration is its own to remove */
+		if (recv_msg(fd) != MSG_GO || !ue_wait_bit(w, 4, 0, true) ||
+		    ue_unreg(self->t.fd, w, 0))
 			_exit(1);
-		if (!ue_wait_bit(w, 4, 0, true))
-			_exit(2);
-		/* The child's registration is its own to remove */
-		if (ue_unreg(self->t.fd, w, 0))
-			_exit(3);
-		_exit(*w == 0 ? 0 : 4);
+		_exit(*w == 0 ? 0 : 2);
 	}
 
 	ASSERT_EQ(0, ue_unreg(self->t.fd, w, 0));
-	/* A parent-only registration shows when updates have happened */
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_fk_punreg u32 a", sentinel, 4, 0,
-				  NULL));
-	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_fk_punreg"));
-	ASSERT_TRUE(ue_wait_bit(sentinel, 4, 0, true));
+	/* a parent-only registration (w + 1) shows when updates happened */
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_fk_punreg u32 a", w + 1, 4, 0, NULL));
+	ASSERT_TRUE(toggle(&self->t, "uet_fk_punreg", true, w + 1, 4, 0));
 	EXPECT_EQ(0, *w);
-
-	send_msg(c.to_child[1], MSG_GO);
+	send_msg(fd, MSG_GO);
 	EXPECT_EQ(0, child_status(pid));
 	EXPECT_EQ(0, *w);
 }
 
 TEST_F(fork, child_unreg_parent_keeps)
 {
-	uint32_t *w = (uint32_t *)self->page;
-	uint32_t *sentinel = w + 1;
-	struct chan c;
+	__u32 *w = (__u32 *)self->page;
+	int fd;
 	pid_t pid;
 
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_fk_cunreg u32 a", w, 4, 2, NULL));
-	pid = chan_fork(&c);
+	pid = sock_fork(&fd);
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		if (ue_unreg(self->t.fd, w, 2))
+		/* a child-only sentinel (w + 1) shows when updates are done */
+		if (ue_unreg(self->t.fd, w, 2) ||
+		    ue_reg(self->t.fd, "uet_fk_cunreg u32 a", w + 1, 4, 0, 0, NULL))
 			_exit(1);
-		/* Child-only sentinel to know when updates are done */
-		if (ue_reg(self->t.fd, "uet_fk_cunreg u32 a", sentinel, 4, 0, 0,
-			   NULL))
+		send_msg(fd, MSG_OK);
+		if (recv_msg(fd) != MSG_GO || !ue_wait_bit(w + 1, 4, 0, true))
 			_exit(2);
-		send_msg(c.to_parent[1], MSG_READY);
-		if (recv_msg(c.to_child[0]) != MSG_GO)
-			_exit(3);
-		if (!ue_wait_bit(sentinel, 4, 0, true))
-			_exit(4);
-		_exit(*w == 0 ? 0 : 5);
+		_exit(*w == 0 ? 0 : 3);
 	}
 
-	ASSERT_EQ(MSG_READY, recv_msg(c.to_parent[0]));
-	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_fk_cunreg"));
-	ASSERT_TRUE(ue_wait_bit(w, 4, 2, true));
-	send_msg(c.to_child[1], MSG_GO);
+	ASSERT_EQ(MSG_OK, recv_msg(fd));
+	ASSERT_TRUE(toggle(&self->t, "uet_fk_cunreg", true, w, 4, 2));
+	send_msg(fd, MSG_GO);
 	EXPECT_EQ(0, child_status(pid));
 }
 
 /* A child exiting does not take the parent's registration along. */
 TEST_F(fork, child_exit_parent_keeps)
 {
-	uint32_t *w = (uint32_t *)self->page;
+	__u32 *w = (__u32 *)self->page;
 	pid_t pid;
 
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_fk_exit u32 a", w, 4, 9, NULL));
-
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0)
 		_exit(0);
 	ASSERT_EQ(0, child_status(pid));
-
-	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_fk_exit"));
-	ASSERT_TRUE(ue_wait_bit(w, 4, 9, true));
-	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_fk_exit", false));
-	ASSERT_TRUE(ue_wait_bit(w, 4, 9, false));
+	ASSERT_TRUE(toggle(&self->t, "uet_fk_exit", true, w, 4, 9));
+	ASSERT_TRUE(toggle(&self->t, "uet_fk_exit", false, w, 4, 9));
 }
 
-/* ---------------------------------------------------------------------
- * exec() drops all registrations of the process
- */
+/* A page at @addr exactly, or MAP_FAILED */
+static void *map_at(uintptr_t addr)
+{
+	void *p = mmap((void *)addr, getpagesize(), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 
+	if (p != MAP_FAILED && p != (void *)addr) {
+		munmap(p, getpagesize());
+		p = MAP_FAILED;
+	}
+	return p;
+}
+
+/* A page at a fixed address, so that an exec()ed image can map it again. */
 static void *map_fixed_page(void)
 {
 	/* high ones first; the low ones fit 32-bit and 39-bit VA spaces */
@@ -299,241 +249,157 @@ static void *map_fixed_page(void)
 		0x2a0000000000ull, 0x3b0000000000ull, 0x4c0000000000ull,
 		0x2a000000ull, 0x3b000000ull, 0x4c000000ull,
 	};
-	void *page;
+	void *page = MAP_FAILED;
 	int i;
 
-	for (i = 0; i < ARRAY_SIZE(hints); i++) {
-		if (hints[i] != (uintptr_t)hints[i])
-			continue;	/* beyond a 32-bit pointer */
-		page = mmap((void *)(uintptr_t)hints[i], getpagesize(),
-			    PROT_READ | PROT_WRITE,
-			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
-			    -1, 0);
-		if (page == (void *)(uintptr_t)hints[i])
-			return page;
-		if (page != MAP_FAILED)
-			munmap(page, getpagesize());
-	}
-
-	return NULL;
+	/* those beyond a 32-bit pointer do not count */
+	for (i = 0; i < ARRAY_SIZE(hints) && page == MAP_FAILED; i++)
+		if (hints[i] == (uintptr_t)hints[i])
+			page = map_at(hints[i]);
+	return page == MAP_FAILED ? NULL : page;
 }
 
 /*
- * Runs in the freshly exec()ed image:
- *   argv: EXEC_CHILD_ARG <addr> <bit> <command> <read fd> <write fd>
- * Maps a page at the address the parent registered before the exec and
- * checks that the old registration is gone.
+ * The exec()ed image (argv: EXEC_CHILD_ARG <addr> <socket fd>) maps the page registered before the
+ * exec: that must be gone, the bit free again.
  */
-static int exec_child(int argc, char **argv)
+static int exec_child(char **argv)
 {
-	uintptr_t addr;
-	int bit, rfd, wfd, fd;
-	uint32_t *w;
+	__u32 *w = map_at(strtoull(argv[2], NULL, 0));
+	int sock = atoi(argv[3]), fd;
 
-	if (argc != 7)
-		return 10;
-
-	addr = strtoull(argv[2], NULL, 0);
-	bit = atoi(argv[3]);
-	rfd = atoi(argv[5]);
-	wfd = atoi(argv[6]);
-
-	w = mmap((void *)addr, getpagesize(), PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-	if (w != (void *)addr) {
-		send_msg(wfd, MSG_SKIP);
+	if (w == MAP_FAILED) {
+		send_msg(sock, MSG_SKIP);
 		return 0;
 	}
 	*w = 0;		/* present, so any stale update would land at once */
-	send_msg(wfd, MSG_READY);
-
-	if (recv_msg(rfd) != MSG_GO)
+	send_msg(sock, MSG_OK);
+	/* the event is enabled now: a surviving registration would show */
+	if (recv_msg(sock) != MSG_GO || *w != 0)
 		return 11;
-
-	/* The event is enabled now: a surviving registration would show */
-	if (*w != 0)
-		return 12;
-
-	/* And the address/bit pair is free for this process again */
 	fd = ue_open_data();
-	if (fd < 0)
-		return 13;
-	if (ue_reg(fd, argv[4], w, 4, bit, 0, NULL))
-		return 14;
-	if (!ue_wait_bit(w, 4, bit, true))
-		return 15;
-	if (ue_unreg(fd, w, bit))
-		return 16;
+	if (fd < 0 || ue_reg(fd, EXEC_CMD, w, 4, EXEC_BIT, 0, NULL) ||
+	    !ue_wait_bit(w, 4, EXEC_BIT, true) || ue_unreg(fd, w, EXEC_BIT))
+		return 12;
 	close(fd);
-
-	send_msg(wfd, MSG_OK);
+	send_msg(sock, MSG_OK);
 	return 0;
 }
 
+/* exec() drops all registrations of the process */
 TEST_F(fork, exec_drops)
 {
-	const char *cmd = "uet_fk_exec u32 a";
-	char addr[32], rfd[16], wfd[16];
-	struct chan c;
-	uint32_t *w;
-	char msg;
+	__u32 *w = map_fixed_page();
+	char addr[32], sock[16], msg;
+	int fd;
 	pid_t pid;
 
-	w = map_fixed_page();
 	if (!w)
 		SKIP(return, "no free fixed address");
-	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, w, 4, 3, NULL));
-
-	/* The child's ends must survive exec */
-	ASSERT_EQ(0, pipe(c.to_child));
-	ASSERT_EQ(0, pipe(c.to_parent));
-
-	pid = fork();
+	ASSERT_EQ(0, ue_track_reg(&self->t, EXEC_CMD, w, 4, EXEC_BIT, NULL));
+	pid = sock_fork(&fd);	/* the child's end survives exec */
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		chan_child_side(&c);
 		snprintf(addr, sizeof(addr), "%#lx", (unsigned long)(uintptr_t)w);
-		snprintf(rfd, sizeof(rfd), "%d", c.to_child[0]);
-		snprintf(wfd, sizeof(wfd), "%d", c.to_parent[1]);
-		execl("/proc/self/exe", "fork_test", EXEC_CHILD_ARG, addr, "3",
-		      cmd, rfd, wfd, (char *)NULL);
+		snprintf(sock, sizeof(sock), "%d", fd);
+		execl("/proc/self/exe", "fork_test", EXEC_CHILD_ARG, addr, sock, (char *)NULL);
 		_exit(20);
 	}
-	chan_parent_side(&c);
 
-	msg = recv_msg(c.to_parent[0]);
+	msg = recv_msg(fd);
 	if (msg == MSG_SKIP) {
 		child_status(pid);
 		SKIP(return, "fixed address busy after exec");
 	}
-	ASSERT_EQ(MSG_READY, msg) TH_LOG("child exit %d", child_status(pid));
-
-	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_fk_exec"));
-	ASSERT_TRUE(ue_wait_bit(w, 4, 3, true));
-	send_msg(c.to_child[1], MSG_GO);
-
-	EXPECT_EQ(MSG_OK, recv_msg(c.to_parent[0]));
+	ASSERT_EQ(MSG_OK, msg) TH_LOG("child exit %d", child_status(pid));
+	ASSERT_TRUE(toggle(&self->t, "uet_fk_exec", true, w, 4, EXEC_BIT));
+	send_msg(fd, MSG_GO);
+	EXPECT_EQ(MSG_OK, recv_msg(fd));
 	EXPECT_EQ(0, child_status(pid));
 }
 
-/* ---------------------------------------------------------------------
- * Threads and CLONE_VM children share the registrations of the mm
- */
-
-struct thread_arg {
-	int fd;
-	void *addr;
-	int ret;
-};
-
 /*
- * Note: upstream keeps the registrations per task group, created by the
- * first registering task; threads created before the process used
- * user_events at all would get their own set.  So register once first.
+ * Threads and CLONE_VM children share the registrations of the mm (upstream keeps them per task
+ * group, created by the first registering task: so this process registers @bit first).  @reg_other
+ * registers @other from a task that exits at once: it lives on and any task may unregister it.
  */
-TEST_F(fork, thread_shares)
+static void shared_mm(struct __test_metadata *_metadata, struct ue_track *t,
+		      __u32 *w, const char *name, int bit, int other,
+		      int (*reg_other)(int, const char *, void *, int))
 {
-	uint32_t *w = (uint32_t *)self->page;
+	char cmd[64];
 
-	/* This process uses user_events before the thread is created */
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_fk_thread u32 a", w, 4, 5,
-				  NULL));
-	ASSERT_EQ(0, ue_reg_in_thread(self->t.fd, "uet_fk_thread u32 a", w,
-				      0));
-
-	/* The registering thread is gone; the registration lives on */
-	EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, "uet_fk_thread u32 a", w, 4, 0,
-				      0, NULL));
-	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_fk_thread"));
-	ASSERT_TRUE(ue_wait_bit(w, 4, 0, true));
-	ASSERT_TRUE(ue_wait_bit(w, 4, 5, true));
-
-	/* ... and any thread may unregister it */
-	EXPECT_EQ(0, ue_unreg(self->t.fd, w, 0));
-	EXPECT_EQ(1u << 5, *w);
+	snprintf(cmd, sizeof(cmd), "%s u32 a", name);
+	ASSERT_EQ(0, ue_track_reg(t, cmd, w, 4, bit, NULL));
+	ASSERT_EQ(0, reg_other(t->fd, cmd, w, other));
+	EXPECT_EQ(-EADDRINUSE, ue_reg(t->fd, cmd, w, 4, other, 0, NULL));
+	ASSERT_TRUE(toggle(t, name, true, w, 4, bit));
+	ASSERT_TRUE(ue_wait_bit(w, 4, other, true));
+	EXPECT_EQ(0, ue_unreg(t->fd, w, other));
+	EXPECT_EQ(1u << bit, *w);
 }
 
-static int clone_register(void *data)
+TEST_F(fork, thread_shares)
 {
-	struct thread_arg *arg = data;
+	shared_mm(_metadata, &self->t, (__u32 *)self->page, "uet_fk_thread",
+		  5, 0, ue_reg_in_thread);
+}
 
-	arg->ret = ue_reg(arg->fd, "uet_fk_clonevm u32 a", arg->addr, 4, 1, 0,
-			  NULL);
+struct clone_arg {
+	int fd, bit, ret;
+	const char *cmd;
+	void *addr;
+};
+
+static int clone_fn(void *data)
+{
+	struct clone_arg *a = data;
+
+	a->ret = ue_reg(a->fd, a->cmd, a->addr, 4, a->bit, 0, NULL);
 	return 0;
+}
+
+/* ue_reg_in_thread(), but from a CLONE_VM child process */
+static int clone_reg(int fd, const char *cmd, void *addr, int bit)
+{
+	struct clone_arg a = { fd, bit, -ECHILD, cmd, addr };
+	size_t size = 256 * 1024;
+	char *stack = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	pid_t pid;
+
+	if (stack == MAP_FAILED)
+		return -ENOMEM;
+	pid = clone(clone_fn, stack + size, CLONE_VM | SIGCHLD, &a);
+	if (pid <= 0 || child_status(pid))
+		a.ret = -ECHILD;
+	munmap(stack, size);
+	return a.ret;
 }
 
 TEST_F(fork, clone_vm_shares)
 {
-	uint32_t *w = (uint32_t *)self->page;
-	struct thread_arg arg = { .fd = self->t.fd, .addr = w, .ret = 1 };
-	size_t stack_size = 256 * 1024;
-	char *stack;
-	pid_t pid;
-
-	/* This process uses user_events before the clone */
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_fk_clonevm u32 a", w, 4, 0,
-				  NULL));
-
-	stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-	ASSERT_TRUE(stack != MAP_FAILED);
-
-	pid = clone(clone_register, stack + stack_size, CLONE_VM | SIGCHLD,
-		    &arg);
-	ASSERT_LT(0, pid);
-	ASSERT_EQ(0, child_status(pid));
-	munmap(stack, stack_size);
-	ASSERT_EQ(0, arg.ret);
-
-	/* The child exited, its registration belongs to the shared mm */
-	EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, "uet_fk_clonevm u32 a", w, 4, 1,
-				      0, NULL));
-	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_fk_clonevm"));
-	ASSERT_TRUE(ue_wait_bit(w, 4, 0, true));
-	ASSERT_TRUE(ue_wait_bit(w, 4, 1, true));
-
-	EXPECT_EQ(0, ue_unreg(self->t.fd, w, 1));
-	EXPECT_EQ(1, *w);
+	shared_mm(_metadata, &self->t, (__u32 *)self->page, "uet_fk_clonevm", 0, 1, clone_reg);
 }
 
-int main(int argc, char **argv)
+/* Send @fd over the unix socket @sock with SCM_RIGHTS, or receive one. */
+static int pass_fd(int sock, int fd, bool send)
 {
-	if (argc > 1 && !strcmp(argv[1], EXEC_CHILD_ARG))
-		return exec_child(argc, argv);
-
-	return test_harness_run(argc, argv);
-}
-
-/* Send @fd over the unix socket @sock with SCM_RIGHTS. */
-static int send_fd(int sock, int fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec io = { .iov_base = "f", .iov_len = 1 };
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 }, byte = 'f';
+	struct iovec io = { .iov_base = &byte, .iov_len = 1 };
 	struct msghdr msg = {
 		.msg_iov = &io, .msg_iovlen = 1,
 		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
 	};
 	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
 
-	cmsg->cmsg_level = SOL_SOCKET;
-	cmsg->cmsg_type = SCM_RIGHTS;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
-}
-
-static int recv_fd(int sock)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	char byte;
-	struct iovec io = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &io, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cmsg;
-	int fd;
-
+	if (send) {
+		cmsg->cmsg_level = SOL_SOCKET;
+		cmsg->cmsg_type = SCM_RIGHTS;
+		cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+		return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
+	}
 	if (recvmsg(sock, &msg, 0) != 1)
 		return -1;
 	cmsg = CMSG_FIRSTHDR(&msg);
@@ -547,48 +413,48 @@ static int recv_fd(int sock)
 static __u32 scm_word;
 
 /*
- * A user_events_data fd opened by another process and passed with
- * SCM_RIGHTS registers the caller: the kernel updates the memory of the
- * process that issued DIAG_IOCSREG, never that of the opener.
+ * A user_events_data fd opened by another process and passed with SCM_RIGHTS registers the caller:
+ * the kernel updates the memory of the process that issued DIAG_IOCSREG, never that of the opener.
  */
 TEST(scm_rights_fd_updates_caller)
 {
 	const char *name = "uet_fork_scm";
-	int sv[2], fd, status;
+	int sock, fd, own;
 	pid_t pid;
 
-	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
 	scm_word = 0;
-	pid = fork();
+	pid = sock_fork(&sock);
 	ASSERT_GE(pid, 0);
 	if (pid == 0) {
-		int own = ue_open_data();
-
-		close(sv[0]);
-		if (own < 0 || send_fd(sv[1], own))
+		own = ue_open_data();
+		if (own < 0 || pass_fd(sock, own, true))
 			_exit(2);
 		close(own);
-		/* Wait until the parent has enabled and disabled the event. */
-		if (recv_msg(sv[1]) != MSG_GO)
+		/* wait until the parent has enabled and disabled the event */
+		if (recv_msg(sock) != MSG_GO)
 			_exit(3);
 		_exit(scm_word ? 1 : 0);
 	}
-	close(sv[1]);
-	fd = recv_fd(sv[0]);
+	fd = pass_fd(sock, -1, false);
 	ASSERT_GE(fd, 0);
 
 	ASSERT_EQ(0, ue_reg(fd, "uet_fork_scm u32 a", &scm_word, 4, 5, 0, NULL));
 	ASSERT_EQ(0, ue_set_enable(UE_SYS, name, true));
 	EXPECT_TRUE(ue_wait_bit(&scm_word, 4, 5, true));
-	/* The opener's copy of the word was never touched. */
-	send_msg(sv[0], MSG_GO);
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	/* the opener's copy of the word was never touched */
+	send_msg(sock, MSG_GO);
+	EXPECT_EQ(0, child_status(pid));
 
 	EXPECT_EQ(0, ue_set_enable(UE_SYS, name, false));
 	EXPECT_TRUE(ue_wait_bit(&scm_word, 4, 5, false));
 	EXPECT_EQ(0, ue_unreg(fd, &scm_word, 5));
 	close(fd);
-	close(sv[0]);
+	close(sock);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], EXEC_CHILD_ARG))
+		return argc == 4 ? exec_child(argv) : 10;
+	return test_harness_run(argc, argv);
 }

@@ -8,13 +8,6 @@
  * opens the tracefs files to a test group, and a child that switched to an
  * unprivileged uid/gid (no capabilities left) does the unprivileged part.
  * The modes and owners are restored at the end of every test.
- *
- * Checked: PERSIST registration, deleting a persistent event and "u:" in
- * dynamic_events need CAP_PERFMON (EPERM; EACCES when the file itself is
- * not accessible); an event another process uses cannot be deleted
- * (EBUSY); a read-only enable word is refused (EFAULT) and not written;
- * the kernel writes the enable bit only into the registering process's
- * memory; a write index is private to the fd it was returned on.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -22,17 +15,25 @@
 
 #include <grp.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include "../kselftest_harness.h"
 #include "ue_util.h"
 
-/* An otherwise unused uid/gid for the unprivileged side. */
-#define UNPRIV_UID	64711
-#define UNPRIV_GID	64711
-
-/* Exit status of a child whose privilege drop or setup failed. */
+/* An otherwise unused uid and gid for the unprivileged side */
+#define UNPRIV_ID	64711
+/* Exit status of a child whose privilege drop or setup failed */
 #define CHILD_BROKEN	255
 
-enum { F_ROOT, F_DATA, F_STATUS, F_DYN, F_NR };
+/* The tracefs root (search permission) and the files the group gets */
+static const struct {
+	const char *file;
+	mode_t mode;	/* 0: only saved and restored */
+} perm_files[] = {
+	{ "", 0 }, { "user_events_data", 0660 },
+	{ "user_events_status", 0440 }, { "dynamic_events", 0 },
+};
+
+#define F_DYN	3
 
 struct saved_perm {
 	char path[PATH_MAX];
@@ -41,113 +42,82 @@ struct saved_perm {
 };
 
 FIXTURE(unpriv) {
-	struct ue_track t;
-	struct saved_perm perm[F_NR];
-	char *page;
+	UE_FIXTURE_MEMBERS;
+	struct saved_perm perm[ARRAY_SIZE(perm_files)];
 };
 
-static int perm_save(struct saved_perm *p, const char *path)
+static int perm_set(struct saved_perm *p, mode_t mode)
 {
-	snprintf(p->path, sizeof(p->path), "%s", path);
-	if (stat(p->path, &p->st))
-		return -errno;
-	p->saved = true;
-	return 0;
-}
-
-static int perm_set(struct saved_perm *p, gid_t gid, mode_t mode)
-{
-	if (chown(p->path, -1, gid) || chmod(p->path, mode))
-		return -errno;
-	return 0;
-}
-
-static void perm_restore(struct saved_perm *p)
-{
-	if (!p->saved)
-		return;
-	/* best effort: teardown has no way to report a failure here */
-	if (chown(p->path, p->st.st_uid, p->st.st_gid) ||
-	    chmod(p->path, p->st.st_mode & 07777))
-		fprintf(stderr, "# cannot restore %s\n", p->path);
-	p->saved = false;
+	return chown(p->path, -1, UNPRIV_ID) || chmod(p->path, mode) ?
+	       -errno : 0;
 }
 
 FIXTURE_SETUP(unpriv)
 {
-	char path[PATH_MAX];
+	struct saved_perm *p = self->perm;
+	int i;
 
 	if (!ue_available())
 		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
 	if (geteuid() != 0)
 		SKIP(return, "needs root to hand the tracefs files to a test group");
-
-	ASSERT_EQ(0, perm_save(&self->perm[F_ROOT], ue_tracefs()));
-	ASSERT_EQ(0, perm_save(&self->perm[F_DATA],
-			       ue_tpath(path, sizeof(path), "user_events_data")));
-	ASSERT_EQ(0, perm_save(&self->perm[F_STATUS],
-			       ue_tpath(path, sizeof(path), "user_events_status")));
-	ASSERT_EQ(0, perm_save(&self->perm[F_DYN],
-			       ue_tpath(path, sizeof(path), "dynamic_events")));
-
-	/* search permission on the mount point, group access to the files */
-	ASSERT_EQ(0, chmod(self->perm[F_ROOT].path,
-			   (self->perm[F_ROOT].st.st_mode & 07777) | 0011));
-	ASSERT_EQ(0, perm_set(&self->perm[F_DATA], UNPRIV_GID, 0660));
-	ASSERT_EQ(0, perm_set(&self->perm[F_STATUS], UNPRIV_GID, 0440));
-
-	ASSERT_EQ(0, ue_track_init(&self->t));
-	self->page = ue_map_page(PROT_READ | PROT_WRITE);
-	ASSERT_TRUE(ue_nonnull(self->page));
+	for (i = 0; i < ARRAY_SIZE(perm_files); i++) {
+		ue_tpath(p[i].path, PATH_MAX, "%s", perm_files[i].file);
+		ASSERT_EQ(0, stat(p[i].path, &p[i].st)) TH_LOG("%s", p[i].path);
+		p[i].saved = true;
+		if (perm_files[i].mode)
+			ASSERT_EQ(0, perm_set(&p[i], perm_files[i].mode));
+	}
+	ASSERT_EQ(0, chmod(p[0].path, (p[0].st.st_mode & 07777) | 0011));
+	ASSERT_EQ(0, ue_fixture_init(&self->t, &self->page, &self->perf_fd, 0));
 }
 
 FIXTURE_TEARDOWN(unpriv)
 {
+	struct saved_perm *p;
 	int i;
 
-	ue_track_cleanup(&self->t);
-	for (i = F_NR - 1; i >= 0; i--)
-		perm_restore(&self->perm[i]);
-	if (self->page)
-		munmap(self->page, getpagesize());
-}
-
-/* In a forked child: become UNPRIV_UID/UNPRIV_GID, no capabilities. */
-static int drop_privileges(void)
-{
-	gid_t gid = UNPRIV_GID;
-
-	if (setgroups(1, &gid) || setgid(UNPRIV_GID) || setuid(UNPRIV_UID))
-		return -1;
-	/* must not be able to get root back */
-	if (geteuid() != UNPRIV_UID || setuid(0) == 0)
-		return -1;
-	return 0;
-}
-
-/*
- * Run @fn(@arg) in an unprivileged child.  Returns what @fn returned
- * (0 or -errno), -ECHILD when the child could not run it.
- */
-static int run_unpriv(int (*fn)(void *), void *arg)
-{
-	int status, ret;
-	pid_t pid;
-
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (!pid) {
-		if (drop_privileges())
-			_exit(CHILD_BROKEN);
-		ret = fn(arg);
-		_exit(ret <= 0 && ret > -CHILD_BROKEN ? -ret : CHILD_BROKEN);
+	ue_fixture_fini(&self->t, self->page, self->perf_fd, 0);
+	/* best effort: teardown has no way to report a failure here */
+	for (i = ARRAY_SIZE(perm_files) - 1; i >= 0; i--) {
+		p = &self->perm[i];
+		if (p->saved && (chown(p->path, p->st.st_uid, p->st.st_gid) ||
+				 chmod(p->path, p->st.st_mode & 07777)))
+			fprintf(stderr, "# cannot restore %s\n", p->path);
 	}
-	if (waitpid(pid, &status, 0) != pid)
-		return -errno;
+}
+
+/* A child as UNPRIV_ID, no capabilities, exiting with -@fn(@arg) */
+static pid_t fork_unpriv(int (*fn)(void *), void *arg)
+{
+	gid_t gid = UNPRIV_ID;
+	pid_t pid = fork();
+	int ret;
+
+	if (pid)
+		return pid;
+	if (setgroups(1, &gid) || setgid(UNPRIV_ID) || setuid(UNPRIV_ID) ||
+	    geteuid() != UNPRIV_ID || setuid(0) == 0)
+		_exit(CHILD_BROKEN);
+	ret = fn(arg);
+	_exit(ret <= 0 && ret > -CHILD_BROKEN ? -ret : CHILD_BROKEN);
+}
+
+/* What @fn returned (0 or -errno), -ECHILD when the child could not run it */
+static int wait_unpriv(pid_t pid)
+{
+	int status;
+
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -ECHILD;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) == CHILD_BROKEN)
 		return -ECHILD;
 	return -WEXITSTATUS(status);
+}
+
+static int run_unpriv(int (*fn)(void *), void *arg)
+{
+	return wait_unpriv(fork_unpriv(fn, arg));
 }
 
 /* Register @cmd with @flags on a fresh fd of the (unprivileged) caller. */
@@ -174,16 +144,6 @@ static int do_reg(void *arg)
 	return ret;
 }
 
-static int do_del(void *arg)
-{
-	return ue_del_name(arg);
-}
-
-static int do_dyn(void *arg)
-{
-	return ue_dyn_cmd(arg);
-}
-
 /* The group members can use user_events at all: the setup works. */
 TEST_F(unpriv, register_plain)
 {
@@ -194,6 +154,7 @@ TEST_F(unpriv, register_plain)
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_up_plain"));
 }
 
+/* PERSIST needs CAP_PERFMON, with or without MULTI_FORMAT */
 TEST_F(unpriv, register_persist_eperm)
 {
 	struct reg_req req = { "uet_up_persist u32 a", USER_EVENT_REG_PERSIST };
@@ -201,7 +162,6 @@ TEST_F(unpriv, register_persist_eperm)
 	ue_track_del(&self->t, "uet_up_persist");
 	EXPECT_EQ(-EPERM, run_unpriv(do_reg, &req));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_up_persist"));
-
 	req.flags = USER_EVENT_REG_PERSIST | USER_EVENT_REG_MULTI_FORMAT;
 	EXPECT_EQ(-EPERM, run_unpriv(do_reg, &req));
 	EXPECT_EQ(-ENOENT, ue_del_name("uet_up_persist"));
@@ -209,18 +169,16 @@ TEST_F(unpriv, register_persist_eperm)
 
 TEST_F(unpriv, delete_persistent_eperm)
 {
-	int fd;
+	int fd = ue_open_data();
 
 	ue_track_del(&self->t, "uet_up_pdel");
-	fd = ue_open_data();
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ue_reg(fd, "uet_up_pdel u32 a", self->page, 4, 0,
 			    USER_EVENT_REG_PERSIST, NULL));
 	ASSERT_EQ(0, ue_unreg(fd, self->page, 0));
 	close(fd);
-
 	/* unused, persistent: only a CAP_PERFMON holder may delete it */
-	EXPECT_EQ(-EPERM, run_unpriv(do_del, "uet_up_pdel"));
+	EXPECT_EQ(-EPERM, run_unpriv(ue_cb_del, "uet_up_pdel"));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_up_pdel"));
 	EXPECT_EQ(0, ue_del_name("uet_up_pdel"));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_up_pdel"));
@@ -232,22 +190,19 @@ TEST_F(unpriv, dynamic_events)
 
 	ue_track_del(&self->t, "uet_up_dyn");
 	ue_track_del(&self->t, "uet_up_dyn_root");
-
 	/* dynamic_events is root's: the file cannot even be opened */
-	EXPECT_EQ(-EACCES, run_unpriv(do_dyn, "u:uet_up_dyn u32 a"));
+	EXPECT_EQ(-EACCES, run_unpriv(ue_cb_dyn, "u:uet_up_dyn u32 a"));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_up_dyn"));
-
-	/* writable by the group: the command itself needs CAP_PERFMON */
-	ASSERT_EQ(0, perm_set(&self->perm[F_DYN], UNPRIV_GID, 0660));
-	EXPECT_EQ(-EPERM, run_unpriv(do_dyn, "u:uet_up_dyn u32 a"));
+	/* writable by the group: "u:" itself needs CAP_PERFMON */
+	ASSERT_EQ(0, perm_set(&self->perm[F_DYN], 0660));
+	EXPECT_EQ(-EPERM, run_unpriv(ue_cb_dyn, "u:uet_up_dyn u32 a"));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_up_dyn"));
 	EXPECT_FALSE(ue_dyn_line("uet_up_dyn", line, sizeof(line)));
-
 	/* nor can it delete a persistent event root created there */
 	ASSERT_EQ(0, ue_dyn_cmd("u:uet_up_dyn_root u32 a"));
-	EXPECT_EQ(-EPERM, run_unpriv(do_dyn, "-:uet_up_dyn_root"));
-	EXPECT_EQ(-EPERM, run_unpriv(do_dyn, "!u:uet_up_dyn_root"));
-	EXPECT_EQ(-EPERM, run_unpriv(do_del, "uet_up_dyn_root"));
+	EXPECT_EQ(-EPERM, run_unpriv(ue_cb_dyn, "-:uet_up_dyn_root"));
+	EXPECT_EQ(-EPERM, run_unpriv(ue_cb_dyn, "!u:uet_up_dyn_root"));
+	EXPECT_EQ(-EPERM, run_unpriv(ue_cb_del, "uet_up_dyn_root"));
 	EXPECT_TRUE(ue_dyn_line("uet_up_dyn_root", line, sizeof(line)));
 	EXPECT_EQ(0, ue_dyn_cmd("-:uet_up_dyn_root"));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_up_dyn_root"));
@@ -256,25 +211,40 @@ TEST_F(unpriv, dynamic_events)
 /* Root keeps a non-persistent event registered; the child may not delete it. */
 TEST_F(unpriv, delete_in_use_ebusy)
 {
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_up_busy u32 a", self->page,
-				  4, 0, NULL));
-	EXPECT_EQ(-EBUSY, run_unpriv(do_del, "uet_up_busy"));
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_up_busy u32 a", self->page, 4, 0, NULL));
+	EXPECT_EQ(-EBUSY, run_unpriv(ue_cb_del, "uet_up_busy"));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_up_busy"));
-
 	/* and the owner's registration still works */
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_up_busy"));
 	EXPECT_TRUE(ue_wait_bit(self->page, 4, 0, true));
 }
 
-/* Fill a page with a pattern, make it read-only, try to register on it. */
-static int do_reg_readonly(void *arg)
+/*
+ * Register @name at bit @bit of the @size bytes at @map (read-only) and unregister; a change of its
+ * first @len bytes (@copy) is ENOTRECOVERABLE.
+ */
+static int reg_readonly(const char *name, char *map, int size, int bit, const void *copy, int len)
 {
-	const char *name = arg;
-	char cmd[128], *page, *copy;
-	int fd, ret, i, size = getpagesize();
+	int fd = ue_open_data(), ret;
+	char cmd[128];
 
-	page = ue_map_page(PROT_READ | PROT_WRITE);
-	copy = malloc(size);
+	if (fd < 0)
+		return -errno;
+	snprintf(cmd, sizeof(cmd), "%s u32 a", name);
+	ret = ue_reg(fd, cmd, map, size, bit, 0, NULL);
+	if (!ret)
+		ue_unreg(fd, map, bit);
+	close(fd);
+	return memcmp(copy, map, len) ? -ENOTRECOVERABLE : ret;
+}
+
+/* Fill a page with a pattern, make it read-only, try to register on it. */
+static int do_reg_readonly(void *name)
+{
+	char *page = ue_map_page(PROT_READ | PROT_WRITE);
+	char *copy = malloc(getpagesize());
+	int i, size = getpagesize();
+
 	if (!page || !copy)
 		return -ENOMEM;
 	for (i = 0; i < size; i++)
@@ -282,22 +252,8 @@ static int do_reg_readonly(void *arg)
 	memcpy(copy, page, size);
 	if (mprotect(page, size, PROT_READ))
 		return -ENOMEM;
-
-	fd = ue_open_data();
-	if (fd < 0)
-		return -errno;
-	snprintf(cmd, sizeof(cmd), "%s u32 a", name);
-	ret = ue_reg(fd, cmd, page, 4, 0, 0, NULL);
-	if (!ret)
-		ue_unreg(fd, page, 0);
-	if (!ret)
-		ret = ue_reg(fd, cmd, page + 8, 8, 63, 0, NULL);
-	close(fd);
-	/* a changed page is reported as ENOTRECOVERABLE */
-	if (memcmp(copy, page, size))
-		ret = -ENOTRECOVERABLE;
-	free(copy);
-	return ret;
+	return reg_readonly(name, page, 4, 0, copy, size) ?:
+	       reg_readonly(name, page + 8, 8, 63, copy + 8, size - 8);
 }
 
 TEST_F(unpriv, readonly_enable_addr_efault)
@@ -306,97 +262,76 @@ TEST_F(unpriv, readonly_enable_addr_efault)
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_up_ro"));
 }
 
+#define RO_FILE	"/tmp/uet_up_rofile"
+
 /* The same with a read-only shared mapping of a file the user can read. */
-struct ro_file {
-	const char *path;
-	const char *name;
-};
-
-static int do_reg_ro_file(void *arg)
+static int do_reg_ro_file(void *name)
 {
-	struct ro_file *rf = arg;
-	char cmd[128], *map;
-	uint64_t before;
-	int fd, dfd, ret;
+	int fd = open(RO_FILE, O_RDONLY | O_CLOEXEC), ret;
+	char *map, copy[8];
 
-	fd = open(rf->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	map = mmap(NULL, getpagesize(), PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
 	if (map == MAP_FAILED)
 		return -ENOMEM;
-	before = __atomic_load_n((uint64_t *)map, __ATOMIC_ACQUIRE);
-
-	dfd = ue_open_data();
-	if (dfd < 0)
-		return -errno;
-	snprintf(cmd, sizeof(cmd), "%s u32 a", rf->name);
-	ret = ue_reg(dfd, cmd, map, 8, 5, 0, NULL);
-	if (!ret)
-		ue_unreg(dfd, map, 5);
-	close(dfd);
-	if (__atomic_load_n((uint64_t *)map, __ATOMIC_ACQUIRE) != before)
-		ret = -ENOTRECOVERABLE;
+	memcpy(copy, map, sizeof(copy));
+	ret = reg_readonly(name, map, 8, 5, copy, sizeof(copy));
 	munmap(map, getpagesize());
 	return ret;
 }
 
 TEST_F(unpriv, readonly_file_mapping_efault)
 {
-	struct ro_file rf = { "/tmp/uet_up_rofile", "uet_up_rofile" };
-	uint64_t word = 0, back = 1;
+	__u64 word = 0, back = 1;
 	int fd;
 
-	fd = open(rf.path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = open(RO_FILE, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ftruncate(fd, getpagesize()));
 	ASSERT_EQ(sizeof(word), pwrite(fd, &word, sizeof(word), 0));
 
-	EXPECT_EQ(-EFAULT, run_unpriv(do_reg_ro_file, &rf));
+	EXPECT_EQ(-EFAULT, run_unpriv(do_reg_ro_file, "uet_up_rofile"));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_up_rofile"));
 	EXPECT_EQ(sizeof(back), pread(fd, &back, sizeof(back), 0));
 	EXPECT_EQ(0, back);
 	close(fd);
-	unlink(rf.path);
+	unlink(RO_FILE);
 }
 
 /*
- * The kernel writes only the registering process's memory: a child maps
- * its own page at an address where the parent has a different page,
- * registers there and waits for the parent to enable the event.  The
- * parent's page must stay untouched, while the parent's own registration
- * (on another word) and the child's see the bit.
+ * The kernel writes only the registering process's memory: a child maps its own page at an address
+ * where the parent has a different page, registers there and waits for the parent to enable the
+ * event.  The parent's page must stay untouched, while the parent's own registration (on another
+ * word) and the child's see the bit.
  */
 struct own_mem {
-	char *addr;		/* same virtual address in both processes */
-	int to_child[2];	/* pipes for the handshake */
-	int to_parent[2];
+	char *addr;	/* same virtual address in both processes */
+	int sv[2];	/* the parent's end, the child's end */
 };
 
-static int pipe_wait(int fd)
+/* a failure bound only: the other side answers right away */
+static int sock_wait(int fd)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	char c;
 
-	/* a failure bound only: the other side answers right away */
 	if (poll(&pfd, 1, UE_WAIT_SECS * 1000) != 1 || read(fd, &c, 1) != 1)
 		return -ETIMEDOUT;
 	return c == 'y' ? 0 : -EIO;
 }
 
-static int pipe_say(int fd, bool ok)
+static int sock_say(int fd, bool ok)
 {
-	char c = ok ? 'y' : 'n';
-
-	return write(fd, &c, 1) == 1 ? 0 : -EIO;
+	return write(fd, ok ? "y" : "n", 1) == 1 ? 0 : -EIO;
 }
 
 static int do_own_mem(void *arg)
 {
 	struct own_mem *m = arg;
+	int fd, ret, s = m->sv[1];
 	char *mine;
-	int fd, ret;
 
 	/* a fresh page at the parent's address */
 	mine = mmap(m->addr, getpagesize(), PROT_READ | PROT_WRITE,
@@ -407,69 +342,52 @@ static int do_own_mem(void *arg)
 	if (fd < 0)
 		return -errno;
 	ret = ue_reg(fd, "uet_up_own u32 a", mine + 64, 4, 3, 0, NULL);
-	pipe_say(m->to_parent[1], !ret);
-	if (ret)
-		goto out;
-
-	/* parent enables the event */
-	ret = pipe_wait(m->to_child[0]);
-	if (!ret && !ue_wait_bit(mine + 64, 4, 3, true))
-		ret = -ETIME;
-	pipe_say(m->to_parent[1], !ret);
-	if (!ret)
-		ret = pipe_wait(m->to_child[0]);
-	ue_unreg(fd, mine + 64, 3);
-out:
+	sock_say(s, !ret);
+	if (!ret) {
+		/* the parent enables the event */
+		ret = sock_wait(s);
+		if (!ret && !ue_wait_bit(mine + 64, 4, 3, true))
+			ret = -ETIME;
+		sock_say(s, !ret);
+		if (!ret)
+			ret = sock_wait(s);
+		ue_unreg(fd, mine + 64, 3);
+	}
 	close(fd);
 	return ret;
 }
 
 TEST_F(unpriv, writes_only_own_memory)
 {
-	struct own_mem m;
 	char *zero = calloc(1, getpagesize());
-	int status, ret;
+	struct own_mem m;
+	int ret;
 	pid_t pid;
 
 	ASSERT_TRUE(ue_nonnull(zero));
 	m.addr = ue_map_page(PROT_READ | PROT_WRITE);
 	ASSERT_TRUE(ue_nonnull(m.addr));
 	memset(m.addr, 0, getpagesize());
-	ASSERT_EQ(0, pipe2(m.to_child, O_CLOEXEC));
-	ASSERT_EQ(0, pipe2(m.to_parent, O_CLOEXEC));
-
-	pid = fork();
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, m.sv));
+	pid = fork_unpriv(do_own_mem, &m);
 	ASSERT_LE(0, pid);
-	if (!pid) {
-		if (drop_privileges())
-			_exit(CHILD_BROKEN);
-		ret = do_own_mem(&m);
-		_exit(ret <= 0 && ret > -CHILD_BROKEN ? -ret : CHILD_BROKEN);
-	}
 
-	ret = pipe_wait(m.to_parent[0]);
+	ret = sock_wait(m.sv[0]);
 	EXPECT_EQ(0, ret);
 	if (!ret) {
 		/* the parent's own registration, same event, other page */
-		ASSERT_EQ(0, ue_track_reg(&self->t, "uet_up_own u32 a",
-					  self->page, 4, 3, NULL));
-		ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_up_own"));
-		EXPECT_TRUE(ue_wait_bit(self->page, 4, 3, true));
-		pipe_say(m.to_child[1], true);
-		EXPECT_EQ(0, pipe_wait(m.to_parent[0]));
+		ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page, "uet_up_own u32 a", "uet_up_own",
+					    3, NULL));
+		sock_say(m.sv[0], true);
+		EXPECT_EQ(0, sock_wait(m.sv[0]));
 		/* the child saw its bit: the parent's page is untouched */
 		EXPECT_EQ(0, memcmp(zero, m.addr, getpagesize()));
-		pipe_say(m.to_child[1], true);
+		sock_say(m.sv[0], true);
 	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, wait_unpriv(pid));
 	EXPECT_EQ(0, memcmp(zero, m.addr, getpagesize()));
-
-	close(m.to_child[0]);
-	close(m.to_child[1]);
-	close(m.to_parent[0]);
-	close(m.to_parent[1]);
+	close(m.sv[0]);
+	close(m.sv[1]);
 	munmap(m.addr, getpagesize());
 	free(zero);
 }
@@ -477,40 +395,30 @@ TEST_F(unpriv, writes_only_own_memory)
 /* A write index is only valid on the fd that returned it. */
 static int do_index_per_fd(void *arg)
 {
-	__u32 a_idx, b_idx, c_idx, payload = 1;
-	char *page = ue_map_page(PROT_READ | PROT_WRITE);
-	int fd1, fd2, fd3, ret = -EINVAL;
+	__u32 a_idx, b_idx, c_idx, payload = 1, word = 0;
+	int fd1 = ue_open_data(), fd2 = ue_open_data(), fd3 = ue_open_data();
+	int ret = -EINVAL;
 
-	if (!page)
-		return -ENOMEM;
-	fd1 = ue_open_data();
-	fd2 = ue_open_data();
-	fd3 = ue_open_data();
 	if (fd1 < 0 || fd2 < 0 || fd3 < 0)
 		return -EACCES;
-
-	if (ue_reg(fd1, "uet_up_idx_a u32 a", page, 4, 0, 0, &a_idx) ||
-	    ue_reg(fd1, "uet_up_idx_b u32 a", page, 4, 1, 0, &b_idx) ||
-	    ue_reg(fd2, "uet_up_idx_c u32 a", page, 4, 2, 0, &c_idx))
+	if (ue_reg(fd1, "uet_up_idx_a u32 a", &word, 4, 0, 0, &a_idx) ||
+	    ue_reg(fd1, "uet_up_idx_b u32 a", &word, 4, 1, 0, &b_idx) ||
+	    ue_reg(fd2, "uet_up_idx_c u32 a", &word, 4, 2, 0, &c_idx))
 		goto out;
-
 	/* fd3 has no index at all, fd2 only one */
 	if (ue_emit(fd3, a_idx, &payload, sizeof(payload)) != -ENOENT ||
 	    ue_emit(fd3, b_idx, &payload, sizeof(payload)) != -ENOENT ||
-	    (b_idx != c_idx &&
-	     ue_emit(fd2, b_idx, &payload, sizeof(payload)) != -ENOENT) ||
-	    (a_idx != c_idx &&
-	     ue_emit(fd2, a_idx, &payload, sizeof(payload)) != -ENOENT))
+	    (b_idx != c_idx && ue_emit(fd2, b_idx, &payload, sizeof(payload)) != -ENOENT) ||
+	    (a_idx != c_idx && ue_emit(fd2, a_idx, &payload, sizeof(payload)) != -ENOENT))
 		goto out;
 	/* the indexes are valid where they came from (nothing attached) */
-	if (ue_emit(fd1, b_idx, &payload, sizeof(payload)) != -EBADF ||
-	    ue_emit(fd2, c_idx, &payload, sizeof(payload)) != -EBADF)
-		goto out;
-	ret = 0;
+	if (ue_emit(fd1, b_idx, &payload, sizeof(payload)) == -EBADF &&
+	    ue_emit(fd2, c_idx, &payload, sizeof(payload)) == -EBADF)
+		ret = 0;
 out:
-	ue_unreg(fd1, page, 0);
-	ue_unreg(fd1, page, 1);
-	ue_unreg(fd1, page, 2);
+	ue_unreg(fd1, &word, 0);
+	ue_unreg(fd1, &word, 1);
+	ue_unreg(fd1, &word, 2);
 	close(fd1);
 	close(fd2);
 	close(fd3);
