@@ -1,28 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * user_events through tracefs dynamic_events:
- *
- *   u:NAME fields            create a persistent event
- *   -:NAME, -:user_events/NAME, !u:NAME, !u:NAME fields
- *                            delete it (the last one only if fields match)
+ * user_events through tracefs dynamic_events: "u:NAME fields" creates a
+ * persistent event; "-:NAME", "-:user_events/NAME", "!u:NAME" and
+ * "!u:NAME fields" (only if the fields match) delete it.
  *
  * The listing is "u:NAME type a; type b", each type as it was written
- * (char[0x10] stays char[0x10]).  The command grammar and the text match
- * with an existing event are the same as for DIAG_IOCSREG, except that a
- * field list given to a delete is split at white space only, as upstream
- * splits it ("a;u64" is one word there).
+ * (char[0x10] stays char[0x10]).  The grammar and the text match with an
+ * existing event are those of DIAG_IOCSREG, except that a delete's field
+ * list is split at white space only, as upstream does ("a;u64" is a word).
  *
  * PARTLY EXPECTED TO FAIL ON UPSTREAM (6.12): there "-:NAME" and "!u:NAME"
  * without fields only match events without fields, and deletes right
  * after the last close see EBUSY (deferred reference drop).
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-
 #include "../kselftest_harness.h"
 #include "ue_util.h"
 
+/* Without both (2) creating and deleting fail with EPERM, even for uid 0 */
 static const int perfmon_caps[] = { CAP_PERFMON, CAP_SYS_ADMIN };
 
 FIXTURE(dyn) {
@@ -39,45 +33,59 @@ FIXTURE_TEARDOWN(dyn)
 	UE_TEARDOWN();
 }
 
-/* Create "u:<cmd>" and make sure teardown deletes the event. */
-static int dyn_create(struct ue_track *t, const char *name,
-		      const char *fields)
+/* Create "u:NAME FIELDS", deleted again by the teardown. */
+static int dyn_create(struct ue_track *t, const char *name, const char *fields)
 {
 	char cmd[1024];
 
 	ue_track_del(t, name);
-	snprintf(cmd, sizeof(cmd), "u:%s%s%s", name, *fields ? " " : "",
-		 fields);
+	snprintf(cmd, sizeof(cmd), "u:%s%s%s", name, *fields ? " " : "", fields);
 	return ue_dyn_cmd(cmd);
 }
 
-static bool listed(const char *name)
+/* @name is in dynamic_events, its line reading @want (if not NULL) */
+static bool listed(const char *name, const char *want)
 {
-	char line[1024];
+	char line[1200];
 
-	return ue_dyn_line(name, line, sizeof(line));
+	if (!ue_dyn_line(name, line, sizeof(line)))
+		return false;
+	if (want && strcmp(want, line))
+		ksft_print_msg("dynamic_events: '%s', not '%s'\n", line, want);
+	return !want || !strcmp(want, line);
+}
+
+/* @cmd succeeds and event @name is gone from tracefs and the listing */
+static bool deletes(const char *cmd, const char *name)
+{
+	return !ue_dyn_cmd(cmd) && !ue_event_exists(UE_SYS, name) && !listed(name, NULL);
+}
+
+/* DIAG_IOCSREG's answer to @cmd on a file closed again, leaving no user */
+static int ioctl_answer(void *page, const char *cmd)
+{
+	int fd = ue_open_data();
+	int ret = ue_reg(fd, cmd, page, 4, 0, 0, NULL);
+
+	if (!ret)
+		ret = ue_unreg(fd, page, 0);
+	close(fd);
+	return ret;
 }
 
 TEST_F(dyn, create_list_delete)
 {
-	char line[1024];
+	char line[256];
 
 	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_basic", "u32 a; u64 b"));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_basic"));
 	EXPECT_GT(ue_event_id(UE_SYS, "uet_dy_basic"), 0);
-
-	ASSERT_TRUE(ue_dyn_line("uet_dy_basic", line, sizeof(line)));
-	EXPECT_STREQ("u:uet_dy_basic u32 a; u64 b", line);
-
+	EXPECT_TRUE(listed("uet_dy_basic", "u:uet_dy_basic u32 a; u64 b"));
 	/* Not in use by anyone: listed in the status file without comment */
 	ASSERT_TRUE(ue_status_line("uet_dy_basic", line, sizeof(line)));
 	EXPECT_STREQ("uet_dy_basic", line);
-
-	EXPECT_EQ(0, ue_dyn_cmd("-:uet_dy_basic"));
-	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_basic"));
-	EXPECT_FALSE(listed("uet_dy_basic"));
+	EXPECT_TRUE(deletes("-:uet_dy_basic", "uet_dy_basic"));
 	EXPECT_FALSE(ue_status_line("uet_dy_basic", line, sizeof(line)));
-
 	/* Gone: deleting it again finds nothing */
 	EXPECT_EQ(-ENOENT, ue_dyn_cmd("-:uet_dy_basic"));
 	EXPECT_EQ(-ENOENT, ue_del_name("uet_dy_basic"));
@@ -85,37 +93,22 @@ TEST_F(dyn, create_list_delete)
 
 TEST_F(dyn, no_fields)
 {
-	char line[256];
-
 	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_nofields", ""));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_nofields"));
-	ASSERT_TRUE(ue_dyn_line("uet_dy_nofields", line, sizeof(line)));
-	EXPECT_STREQ("u:uet_dy_nofields", line);
-	EXPECT_EQ(0, ue_dyn_cmd("-:uet_dy_nofields"));
-	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_nofields"));
+	EXPECT_TRUE(listed("uet_dy_nofields", "u:uet_dy_nofields"));
+	EXPECT_TRUE(deletes("-:uet_dy_nofields", "uet_dy_nofields"));
 }
 
-/* Creating an event that persists only needs the dynamic_events write. */
+/* Users come and go: the event stays until deleted. */
 TEST_F(dyn, persists_until_deleted)
 {
-	__u32 idx;
-	int fd;
-
 	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_persist", "u32 a"));
-
-	/* Users come and go: the event stays */
-	fd = ue_open_data();
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, ue_reg(fd, "uet_dy_persist u32 a", self->page, 4, 0, 0,
-			    &idx));
-	ASSERT_EQ(0, ue_unreg(fd, self->page, 0));
-	close(fd);
+	ASSERT_EQ(0, ioctl_answer(self->page, "uet_dy_persist u32 a"));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_persist"));
-	EXPECT_TRUE(listed("uet_dy_persist"));
-
+	EXPECT_TRUE(listed("uet_dy_persist", NULL));
 	EXPECT_EQ(0, ue_del_name("uet_dy_persist"));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_persist"));
-	EXPECT_FALSE(listed("uet_dy_persist"));
+	EXPECT_FALSE(listed("uet_dy_persist", NULL));
 }
 
 /*
@@ -126,9 +119,7 @@ TEST_F(dyn, persists_until_deleted)
 TEST_F(dyn, canonical_listing)
 {
 	static const struct {
-		const char *name;
-		const char *in;
-		const char *out;
+		const char *name, *in, *out;
 	} cases[] = {
 		{ "uet_dy_canon1", "u32 a;u64 b;", "u32 a; u64 b" },
 		{ "uet_dy_canon2", "char[0x14] a;  unsigned char[010] b",
@@ -136,24 +127,20 @@ TEST_F(dyn, canonical_listing)
 		{ "uet_dy_canon3", "struct my_s a 24;;\t unsigned int b",
 		  "struct my_s a 24; unsigned int b" },
 		{ "uet_dy_canon4",
-		  "__data_loc char[] a; __rel_loc unsigned char[] b;"
-		  "__rel_loc u8[] c",
-		  "__data_loc char[] a; __rel_loc unsigned char[] b; "
-		  "__rel_loc u8[] c" },
+		  "__data_loc char[] a; __rel_loc unsigned char[] b;__rel_loc u8[] c",
+		  "__data_loc char[] a; __rel_loc unsigned char[] b; __rel_loc u8[] c" },
 		{ "uet_dy_canon5", "\ts8 a;\tunsigned short b;int c;",
 		  "s8 a; unsigned short b; int c" },
 		{ "uet_dy_canon6", "char[4]xy a", "char[4]xy a" },
 	};
-	char line[1024], want[1200];
+	char want[1200];
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		EXPECT_EQ(0, dyn_create(&self->t, cases[i].name, cases[i].in))
 			TH_LOG("'%s'", cases[i].in);
-		snprintf(want, sizeof(want), "u:%s %s", cases[i].name,
-			 cases[i].out);
-		EXPECT_TRUE(ue_dyn_line(cases[i].name, line, sizeof(line)));
-		EXPECT_STREQ(want, line);
+		snprintf(want, sizeof(want), "u:%s %s", cases[i].name, cases[i].out);
+		EXPECT_TRUE(listed(cases[i].name, want));
 	}
 }
 
@@ -162,16 +149,13 @@ TEST_F(dyn, listing_round_trip)
 {
 	char line[1024], again[1024 + 1];	/* room for "!" + line */
 
-	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_trip",
-				"u16 a;char[0x8] b;struct x c 3"));
+	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_trip", "u16 a;char[0x8] b;struct x c 3"));
 	ASSERT_TRUE(ue_dyn_line("uet_dy_trip", line, sizeof(line)));
 	EXPECT_EQ(0, ue_dyn_cmd(line));
-	ASSERT_TRUE(ue_dyn_line("uet_dy_trip", again, sizeof(again)));
-	EXPECT_STREQ(line, again);
+	EXPECT_TRUE(listed("uet_dy_trip", line));
 	/* "!" + the listed line deletes it */
 	snprintf(again, sizeof(again), "!%s", line);
-	EXPECT_EQ(0, ue_dyn_cmd(again));
-	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_trip"));
+	EXPECT_TRUE(deletes(again, "uet_dy_trip"));
 }
 
 TEST_F(dyn, delete_syntaxes)
@@ -182,18 +166,14 @@ TEST_F(dyn, delete_syntaxes)
 		"!u:uet_dy_del",
 		"!u:uet_dy_del u32 a; u64 b",
 		"!u:uet_dy_del u32 a;   u64\t b;",
-		/* either system: upstream's rule */
-		"-:user_events_multi/uet_dy_del",
+		"-:user_events_multi/uet_dy_del",	/* either system: upstream's rule */
 	};
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(dels); i++) {
 		ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_del", "u32 a; u64 b"));
 		ASSERT_TRUE(ue_event_exists(UE_SYS, "uet_dy_del"));
-		EXPECT_EQ(0, ue_dyn_cmd(dels[i])) TH_LOG("'%s'", dels[i]);
-		EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_del"))
-			TH_LOG("'%s'", dels[i]);
-		EXPECT_FALSE(listed("uet_dy_del"));
+		EXPECT_TRUE(deletes(dels[i], "uet_dy_del")) TH_LOG("'%s'", dels[i]);
 	}
 }
 
@@ -204,8 +184,7 @@ TEST_F(dyn, delete_no_match)
 		"!u:uet_dy_nomatch u32 a; u32 b",	/* other type */
 		"!u:uet_dy_nomatch u32 b; u64 a",	/* other names */
 		"!u:uet_dy_nomatch u32 a; u64 b; u8 c",	/* more fields */
-		/* split at white space only: "a;u64" is one word */
-		"!u:uet_dy_nomatch u32 a;u64 b",
+		"!u:uet_dy_nomatch u32 a;u64 b",	/* split at white space only */
 		"!u:uet_dy_nomatch u32 a ; u64 b",	/* ";" a word */
 		"-:other_system/uet_dy_nomatch",
 		"-:uet_dy_nomatc",			/* prefix only */
@@ -219,156 +198,115 @@ TEST_F(dyn, delete_no_match)
 		EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_nomatch"));
 	}
 	EXPECT_EQ(-EINVAL, ue_dyn_cmd("-:"));
-	EXPECT_TRUE(listed("uet_dy_nomatch"));
+	EXPECT_TRUE(listed("uet_dy_nomatch", NULL));
 }
 
 /* Creating the same event again is fine; other fields are refused. */
 TEST_F(dyn, create_twice)
 {
-	char line[256];
-
 	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_twice", "u32 a; u64 b"));
 	EXPECT_EQ(0, dyn_create(&self->t, "uet_dy_twice", "u32 a;u64 b;"));
 	EXPECT_EQ(-EADDRINUSE, dyn_create(&self->t, "uet_dy_twice", "u32 a"));
 	EXPECT_EQ(-EADDRINUSE, dyn_create(&self->t, "uet_dy_twice", ""));
-	EXPECT_EQ(-EADDRINUSE, dyn_create(&self->t, "uet_dy_twice",
-					  "u64 a; u32 b"));
-
-	ASSERT_TRUE(ue_dyn_line("uet_dy_twice", line, sizeof(line)));
-	EXPECT_STREQ("u:uet_dy_twice u32 a; u64 b", line);
+	EXPECT_EQ(-EADDRINUSE, dyn_create(&self->t, "uet_dy_twice", "u64 a; u32 b"));
+	EXPECT_TRUE(listed("uet_dy_twice", "u:uet_dy_twice u32 a; u64 b"));
 }
 
 TEST_F(dyn, busy_registered)
 {
-	__u32 idx;
-	int fd;
+	int fd = ue_open_data();
 
 	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_busyreg", "u32 a"));
-	fd = ue_open_data();
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, ue_reg(fd, "uet_dy_busyreg u32 a", self->page, 4, 0, 0,
-			    &idx));
-
+	ASSERT_EQ(0, ue_reg(fd, "uet_dy_busyreg u32 a", self->page, 4, 0, 0, NULL));
 	EXPECT_EQ(-EBUSY, ue_dyn_cmd("-:uet_dy_busyreg"));
 	EXPECT_EQ(-EBUSY, ue_dyn_cmd("-:user_events/uet_dy_busyreg"));
 	EXPECT_EQ(-EBUSY, ue_dyn_cmd("!u:uet_dy_busyreg"));
 	EXPECT_EQ(-EBUSY, ue_dyn_cmd("!u:uet_dy_busyreg u32 a"));
 	EXPECT_EQ(-EBUSY, ue_del_name("uet_dy_busyreg"));
-
 	/* The write index slot of the open fd still uses the event */
 	ASSERT_EQ(0, ue_unreg(fd, self->page, 0));
 	EXPECT_EQ(-EBUSY, ue_dyn_cmd("-:uet_dy_busyreg"));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_busyreg"));
-
 	close(fd);
-	EXPECT_EQ(0, ue_dyn_cmd("-:uet_dy_busyreg"));
-	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_busyreg"));
+	EXPECT_TRUE(deletes("-:uet_dy_busyreg", "uet_dy_busyreg"));
 }
 
 TEST_F(dyn, busy_ftrace)
 {
 	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_busyft", "u32 a"));
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_dy_busyft"));
-
 	EXPECT_EQ(-EBUSY, ue_dyn_cmd("-:uet_dy_busyft"));
 	EXPECT_EQ(-EBUSY, ue_dyn_cmd("!u:uet_dy_busyft u32 a"));
 	EXPECT_EQ(-EBUSY, ue_del_name("uet_dy_busyft"));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_busyft"));
-
 	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_dy_busyft", false));
-	EXPECT_EQ(0, ue_dyn_cmd("-:uet_dy_busyft"));
-	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_busyft"));
+	EXPECT_TRUE(deletes("-:uet_dy_busyft", "uet_dy_busyft"));
 }
 
 TEST_F(dyn, busy_perf)
 {
-	int id;
-
 	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_busyperf", "u32 a"));
-	id = ue_event_id(UE_SYS, "uet_dy_busyperf");
-	ASSERT_GT(id, 0);
-	self->perf_fd = ue_perf_open(id, false);
+	ASSERT_GT(ue_event_id(UE_SYS, "uet_dy_busyperf"), 0);
+	self->perf_fd = ue_perf_open(ue_event_id(UE_SYS, "uet_dy_busyperf"), false);
 	if (self->perf_fd < 0 && errno == ENOENT)
 		SKIP(return, "perf tracepoint events not available");
 	ASSERT_LE(0, self->perf_fd) TH_LOG("perf_event_open: %s", strerror(errno));
-
 	EXPECT_EQ(-EBUSY, ue_dyn_cmd("-:uet_dy_busyperf"));
 	EXPECT_EQ(-EBUSY, ue_del_name("uet_dy_busyperf"));
-
 	close(self->perf_fd);
 	self->perf_fd = -1;
-	EXPECT_EQ(0, ue_dyn_cmd("-:uet_dy_busyperf"));
-	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_busyperf"));
+	EXPECT_TRUE(deletes("-:uet_dy_busyperf", "uet_dy_busyperf"));
 }
-
-/* ---------------------------------------------------------------------
- * Permissions: creating and deleting persistent events needs
- * CAP_PERFMON (or CAP_SYS_ADMIN), even for uid 0.
- */
 
 TEST_F(dyn, eperm_create)
 {
-	int n = ARRAY_SIZE(perfmon_caps);
-
 	ue_track_del(&self->t, "uet_dy_nocap");
-	EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, n, ue_cb_dyn,
-					      "u:uet_dy_nocap u32 a"));
+	EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, 2, ue_cb_dyn, "u:uet_dy_nocap u32 a"));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_nocap"));
-	EXPECT_FALSE(listed("uet_dy_nocap"));
+	EXPECT_FALSE(listed("uet_dy_nocap", NULL));
 }
 
 TEST_F(dyn, eperm_delete)
 {
 	static const char * const dels[] = {
-		"-:uet_dy_nocapdel",
-		"-:user_events/uet_dy_nocapdel",
-		"!u:uet_dy_nocapdel",
-		"!u:uet_dy_nocapdel u32 a",
+		"-:uet_dy_nocapdel", "-:user_events/uet_dy_nocapdel",
+		"!u:uet_dy_nocapdel", "!u:uet_dy_nocapdel u32 a",
 	};
-	int n = ARRAY_SIZE(perfmon_caps);
 	int i;
 
 	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_nocapdel", "u32 a"));
-	for (i = 0; i < ARRAY_SIZE(dels); i++) {
-		EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, n, ue_cb_dyn,
-						      (void *)dels[i]))
+	for (i = 0; i < ARRAY_SIZE(dels); i++)
+		EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, 2, ue_cb_dyn, (void *)dels[i]))
 			TH_LOG("'%s'", dels[i]);
-	}
-	EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, n, ue_cb_del,
-					      "uet_dy_nocapdel"));
+	EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, 2, ue_cb_del, "uet_dy_nocapdel"));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_nocapdel"));
-	EXPECT_TRUE(listed("uet_dy_nocapdel"));
-
+	EXPECT_TRUE(listed("uet_dy_nocapdel", NULL));
 	/* Either capability alone is enough */
-	EXPECT_EQ(0, ue_run_without_caps(perfmon_caps, 1, ue_cb_dyn,
-					 "-:uet_dy_nocapdel"));
-	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_nocapdel"));
-	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_nocapdel", "u32 a"));
-	EXPECT_EQ(0, ue_run_without_caps(perfmon_caps + 1, 1, ue_cb_dyn,
-					 "-:uet_dy_nocapdel"));
-	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_nocapdel"));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_nocapdel", "u32 a"));
+		EXPECT_EQ(0, ue_run_without_caps(perfmon_caps + i, 1, ue_cb_dyn,
+						 "-:uet_dy_nocapdel"));
+		EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_nocapdel"));
+	}
 }
 
 TEST_F(dyn, create_with_one_cap)
 {
+	int i;
+
 	/* Without CAP_SYS_ADMIN, CAP_PERFMON is enough, and the reverse */
 	ue_track_del(&self->t, "uet_dy_onecap");
-	EXPECT_EQ(0, ue_run_without_caps(perfmon_caps + 1, 1, ue_cb_dyn,
-					 "u:uet_dy_onecap u32 a"));
-	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_onecap"));
-	EXPECT_EQ(0, ue_dyn_cmd("-:uet_dy_onecap"));
-
-	EXPECT_EQ(0, ue_run_without_caps(perfmon_caps, 1, ue_cb_dyn,
-					 "u:uet_dy_onecap u32 a"));
-	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_onecap"));
-	EXPECT_EQ(0, ue_dyn_cmd("-:uet_dy_onecap"));
-	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_onecap"));
+	for (i = 1; i >= 0; i--) {
+		EXPECT_EQ(0, ue_run_without_caps(perfmon_caps + i, 1, ue_cb_dyn,
+						 "u:uet_dy_onecap u32 a"));
+		EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_onecap"));
+		EXPECT_EQ(0, ue_dyn_cmd("-:uet_dy_onecap"));
+		EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_onecap"));
+	}
 }
 
-/* ---------------------------------------------------------------------
- * The same parser and matching rules as DIAG_IOCSREG
- */
-
+/* The same parser and matching rules as DIAG_IOCSREG */
 TEST_F(dyn, same_parser_as_ioctl)
 {
 	/* the first UET_DY_VALID are valid */
@@ -394,55 +332,31 @@ TEST_F(dyn, same_parser_as_ioctl)
 		"uet_dy_p15 struct s a 100000",
 		"uet_dy_p16 u32 a; struct s b 65536; char[1024] c",
 		/* invalid */
-		"uet_dy_bad u128 a",
-		"uet_dy_bad long a",
-		"uet_dy_bad u32",
-		"uet_dy_bad u32 a b",
-		"uet_dy_bad unsigned u32 a",
-		"uet_dy_bad char[0] a",
-		"uet_dy_bad char[aa] a",
-		"uet_dy_bad char[] a",
-		"uet_dy_bad char[9999] a",
-		"uet_dy_bad char[1025] a",
-		"uet_dy_bad char[0x0000000000001] a",
+		"uet_dy_bad u128 a", "uet_dy_bad long a", "uet_dy_bad u32",
+		"uet_dy_bad u32 a b", "uet_dy_bad unsigned u32 a", "uet_dy_bad char[0] a",
+		"uet_dy_bad char[aa] a", "uet_dy_bad char[] a", "uet_dy_bad char[9999] a",
+		"uet_dy_bad char[1025] a", "uet_dy_bad char[0x0000000000001] a",
 		"uet_dy_bad char[4]xyzabc a",	/* 8 bytes after '[' */
-		"uet_dy_bad struct s a",
-		"uet_dy_bad struct s a 0",
-		"uet_dy_bad char a 20",
-		"uet_dy_bad __data_loc cpumask_t[] a",
-		"uet_dy_bad u32  a",
-		"uet_dy_bad u32 a ;u32 b",
-		"uet_dy_bad u32\ta",
-		"uet_dy_bad:flag u32 a",
-		"uet_dy_bad: u32 a",
-		"uet/dy_bad u32 a",
-		". u32 a",
-		".. u32 a",
+		"uet_dy_bad struct s a", "uet_dy_bad struct s a 0", "uet_dy_bad char a 20",
+		"uet_dy_bad __data_loc cpumask_t[] a", "uet_dy_bad u32  a",
+		"uet_dy_bad u32 a ;u32 b", "uet_dy_bad u32\ta", "uet_dy_bad:flag u32 a",
+		"uet_dy_bad: u32 a", "uet/dy_bad u32 a", ". u32 a", ".. u32 a",
 	};
 	char dcmd[600], dname[UE_NAME_MAX];
-	int i, ioc, dyn, fd;
+	int i, ioc, dyn;
 
 	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
-		fd = ue_open_data();
-		ASSERT_LE(0, fd);
-		ioc = ue_reg(fd, cmds[i], self->page, 4, 0, 0, NULL);
-		if (!ioc)
-			ASSERT_EQ(0, ue_unreg(fd, self->page, 0));
-		close(fd);
-
+		ioc = ioctl_answer(self->page, cmds[i]);
 		snprintf(dcmd, sizeof(dcmd), "u:%s", cmds[i]);
-		snprintf(dname, sizeof(dname), "%.*s",
-			 (int)strcspn(cmds[i], " "), cmds[i]);
+		snprintf(dname, sizeof(dname), "%.*s", (int)strcspn(cmds[i], " "), cmds[i]);
 		ue_track_del(&self->t, dname);
 		dyn = ue_dyn_cmd(dcmd);
 		if (!dyn) {
 			snprintf(dcmd, sizeof(dcmd), "-:%s", dname);
 			EXPECT_EQ(0, ue_dyn_cmd(dcmd));
 		}
-
 		EXPECT_EQ(ioc, dyn) TH_LOG("'%s'", cmds[i]);
-		EXPECT_EQ(i < UET_DY_VALID ? 0 : -EINVAL, dyn)
-			TH_LOG("'%s'", cmds[i]);
+		EXPECT_EQ(i < UET_DY_VALID ? 0 : -EINVAL, dyn) TH_LOG("'%s'", cmds[i]);
 	}
 #undef UET_DY_VALID
 }
@@ -454,60 +368,41 @@ TEST_F(dyn, same_parser_as_ioctl)
  */
 TEST_F(dyn, same_limits_as_ioctl)
 {
-	char name[600], cmd[1024], dcmd[1100];
-	int fd, ioc, len, i, fields;
 	const int lens[] = { 128, 129, 255, 511, 512 };
+	char name[600], cmd[1024], dcmd[1100];
+	int ioc, len, i, fields;
 
 	for (i = 0; i < ARRAY_SIZE(lens); i++) {
 		memset(name, 'n', lens[i]);
 		name[lens[i]] = '\0';
 		memcpy(name, "uet_dy_len", strlen("uet_dy_len"));
-		fd = ue_open_data();
-		ASSERT_LE(0, fd);
-		ioc = ue_reg(fd, name, self->page, 4, 0, 0, NULL);
-		if (!ioc)
-			ASSERT_EQ(0, ue_unreg(fd, self->page, 0));
-		close(fd);
-
+		ioc = ioctl_answer(self->page, name);
 		/* gone with the last user: created anew */
 		snprintf(dcmd, sizeof(dcmd), "u:%s", name);
 		EXPECT_EQ(0, ue_dyn_cmd(dcmd)) TH_LOG("name length %d", lens[i]);
-		EXPECT_EQ(lens[i] <= 511 ? 0 : -EINVAL, ioc)
-			TH_LOG("name length %d", lens[i]);
+		EXPECT_EQ(lens[i] <= 511 ? 0 : -EINVAL, ioc) TH_LOG("name length %d", lens[i]);
 		snprintf(dcmd, sizeof(dcmd), "-:%s", name);
 		EXPECT_EQ(0, ue_dyn_cmd(dcmd));
 	}
-
 	/* no field count limit: 64, 65, 80 fields of two-letter names */
 	for (fields = 64; fields <= 80; fields += fields == 65 ? 15 : 1) {
-		fd = ue_open_data();
-		ASSERT_LE(0, fd);
 		len = snprintf(cmd, sizeof(cmd), "uet_dy_nf%d", fields);
 		for (i = 0; i < fields; i++)
 			len += snprintf(cmd + len, sizeof(cmd) - len, "%su8 %c%c",
-					i ? ";" : " ", 'a' + i / 26,
-					'a' + i % 26);
-		ioc = ue_reg(fd, cmd, self->page, 4, 0, 0, NULL);
-		if (!ioc)
-			ASSERT_EQ(0, ue_unreg(fd, self->page, 0));
-		close(fd);
-
+					i ? ";" : " ", 'a' + i / 26, 'a' + i % 26);
+		ioc = ioctl_answer(self->page, cmd);
 		snprintf(name, sizeof(name), "uet_dy_nf%d", fields);
 		ue_track_del(&self->t, name);
 		snprintf(dcmd, sizeof(dcmd), "u:%s", cmd);
 		EXPECT_EQ(ioc, ue_dyn_cmd(dcmd)) TH_LOG("%d fields", fields);
 		EXPECT_EQ(0, ioc) TH_LOG("%d fields", fields);
 	}
-
 	/* Over 511 bytes of command: only the ioctl refuses it */
 	len = snprintf(cmd, sizeof(cmd), "uet_dy_cmdlen u32 a;");
 	while (len < 600)
 		len += snprintf(cmd + len, sizeof(cmd) - len, "          ");
 	snprintf(cmd + len, sizeof(cmd) - len, "; u32 b");
-	fd = ue_open_data();
-	ASSERT_LE(0, fd);
-	EXPECT_EQ(-EINVAL, ue_reg(fd, cmd, self->page, 4, 0, 0, NULL));
-	close(fd);
+	EXPECT_EQ(-EINVAL, ioctl_answer(self->page, cmd));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_cmdlen"));
 	ue_track_del(&self->t, "uet_dy_cmdlen");
 	snprintf(dcmd, sizeof(dcmd), "u:%s", cmd);
@@ -519,27 +414,20 @@ TEST_F(dyn, same_limits_as_ioctl)
 /* Tracing prepared before the program registers: its bit is set at once. */
 TEST_F(dyn, prepared_tracing)
 {
-	uint32_t *w = (uint32_t *)self->page;
-
 	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_prep", "u32 id"));
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_dy_prep"));
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_dy_prep u32 id", w, 4, 7,
-				  NULL));
-	EXPECT_TRUE(ue_wait_bit(w, 4, 7, true));
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_dy_prep u32 id", self->page, 4, 7, NULL));
+	EXPECT_TRUE(ue_wait_bit(self->page, 4, 7, true));
 }
 
 /* Every user event is listed, also one that does not persist. */
 TEST_F(dyn, lists_registered_events)
 {
-	char line[256];
-
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_dy_reglist  u32 a;char[0x4] b",
-				  self->page, 4, 0, NULL));
-	ASSERT_TRUE(ue_dyn_line("uet_dy_reglist", line, sizeof(line)));
-	EXPECT_STREQ("u:uet_dy_reglist u32 a; char[0x4] b", line);
-
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_dy_reglist  u32 a;char[0x4] b", self->page, 4,
+				  0, NULL));
+	EXPECT_TRUE(listed("uet_dy_reglist", "u:uet_dy_reglist u32 a; char[0x4] b"));
 	ue_track_cleanup(&self->t);
-	EXPECT_FALSE(listed("uet_dy_reglist"));
+	EXPECT_FALSE(listed("uet_dy_reglist", NULL));
 }
 
 /* Truncating dynamic_events while a user event is in use: nothing goes. */
@@ -549,16 +437,12 @@ TEST_F(dyn, truncate_busy)
 	int fd;
 
 	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_trunc", "u32 a"));
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_dy_trunc_used u32 a",
-				  self->page, 4, 0, NULL));
-
-	ue_tpath(path, sizeof(path), "dynamic_events");
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_dy_trunc_used u32 a", self->page, 4, 0, NULL));
+	fd = open(ue_tpath(path, sizeof(path), "dynamic_events"), O_WRONLY | O_TRUNC | O_CLOEXEC);
 	EXPECT_EQ(-1, fd);
 	EXPECT_EQ(EBUSY, errno);
 	if (fd >= 0)
 		close(fd);
-
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_trunc"));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_trunc_used"));
 }
@@ -585,27 +469,20 @@ TEST_F(dyn, ioctl_matches_dyn_event)
 		"uet_dy_match u32 x; char[16] b; struct s c 8",
 		"uet_dy_match char[16] b; u32 a; struct s c 8",
 	};
-	__u32 first, idx;
+	__u32 idx[ARRAY_SIZE(same)];
 	int i, id;
 
-	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_match",
-				"u32 a;char[16] b;struct s c 8"));
+	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_match", "u32 a;char[16] b;struct s c 8"));
 	id = ue_event_id(UE_SYS, "uet_dy_match");
 	ASSERT_GT(id, 0);
-
 	for (i = 0; i < ARRAY_SIZE(same); i++) {
-		EXPECT_EQ(0, ue_track_reg(&self->t, same[i], self->page, 4, i,
-					  &idx))
+		EXPECT_EQ(0, ue_track_reg(&self->t, same[i], self->page, 4, i, &idx[i]))
 			TH_LOG("'%s'", same[i]);
-		if (!i)
-			first = idx;
-		EXPECT_EQ(first, idx);
+		EXPECT_EQ(idx[0], idx[i]);
 	}
-	for (i = 0; i < ARRAY_SIZE(other); i++) {
-		EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, other[i], self->page,
-					      4, 16 + i, 0, NULL))
-			TH_LOG("'%s'", other[i]);
-	}
+	for (i = 0; i < ARRAY_SIZE(other); i++)
+		EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, other[i], self->page, 4, 16 + i, 0,
+					      NULL)) TH_LOG("'%s'", other[i]);
 	/* Still the very same tracepoint */
 	EXPECT_EQ(id, ue_event_id(UE_SYS, "uet_dy_match"));
 }
@@ -616,20 +493,15 @@ TEST_F(dyn, ioctl_matches_dyn_event)
  */
 TEST_F(dyn, dyn_matches_ioctl_event)
 {
-	__u32 idx;
-	int fd, id;
+	int fd = ue_open_data(), id;
 
-	fd = ue_open_data();
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, ue_reg(fd, "uet_dy_adopt u32 a;u16 b", self->page, 4, 0, 0,
-			    &idx));
+	ASSERT_EQ(0, ue_reg(fd, "uet_dy_adopt u32 a;u16 b", self->page, 4, 0, 0, NULL));
 	id = ue_event_id(UE_SYS, "uet_dy_adopt");
 	ASSERT_GT(id, 0);
-
 	EXPECT_EQ(-EADDRINUSE, dyn_create(&self->t, "uet_dy_adopt", "u32 a"));
 	EXPECT_EQ(0, dyn_create(&self->t, "uet_dy_adopt", "u32  a;  u16 b;"));
 	EXPECT_EQ(id, ue_event_id(UE_SYS, "uet_dy_adopt"));
-
 	ASSERT_EQ(0, ue_unreg(fd, self->page, 0));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_adopt"));
 	close(fd);

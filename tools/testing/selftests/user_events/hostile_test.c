@@ -6,20 +6,25 @@
  * fault in, many registrations of one event, and all of it at once by an
  * unprivileged user while a privileged tracer works on other events.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-
 #include <pthread.h>
 #include <signal.h>
-#include <sys/wait.h>
 #include <linux/userfaultfd.h>
 
 #include "../kselftest_harness.h"
 #include "ue_util.h"
 
-/* Seconds the contention case runs: long enough for many toggles. */
-#define HO_CHURN_SECS	2
+#define HO_CHURN_SECS	2	/* the contention cases: long enough for many toggles */
+#define HO_MANY		8192	/* enablers of one event: 32 inline batches */
+#define HO_UFFD_WORDS	8	/* distinct enable words on a stuck page */
+#define HO_UID		65534	/* the hostile user */
+#define HO_LOAD		"uet_ho_load"
+#define HO_LOAD_CMD	HO_LOAD " u32 a"
+#define HO_QUIET	"uet_ho_quiet"
+#define HO_PROBE	"uet_ho_probe"
+#define HO_PAUSE_US	10000	/* the tracer's pause between rounds */
+#define HO_TOGGLE_US	1000	/* root's pause between toggles */
+#define HO_SETUP_SECS	300	/* failure bounds */
+#define HO_CHECK_SECS	300
 
 FIXTURE(ho) {
 	struct ue_track t;
@@ -36,10 +41,7 @@ FIXTURE_SETUP(ho)
 
 FIXTURE_TEARDOWN(ho)
 {
-	/*
-	 * A test that failed half-way leaves hostile processes behind: stop
-	 * them (they share the process group the harness made for the test).
-	 */
+	/* stop what a failed test left (in the process group made for the test) */
 	if (self->hostile) {
 		signal(SIGTERM, SIG_IGN);
 		kill(0, SIGTERM);
@@ -50,16 +52,16 @@ FIXTURE_TEARDOWN(ho)
 }
 
 /*
- * Register a word in a page marked with @advice, fork, remap that address
- * in the child as fresh memory, enable the event: the child's memory must
- * stay untouched, since it never held the parent's word.
+ * Register a word in a page marked with @advice, fork, map that address
+ * anew in the child, enable the event: the child's memory must stay
+ * untouched, since it never held the parent's word.
  */
-static void ho_not_inherited(struct __test_metadata *_metadata,
-			     struct ue_track *t, int advice, const char *name)
+static void ho_not_inherited(struct __test_metadata *_metadata, struct ue_track *t, int advice,
+			     const char *name)
 {
-	char cmd[64], c;
-	int pipefd[2], status;
 	__u32 *word = ue_map_page(PROT_READ | PROT_WRITE);
+	int pipefd[2], status, i;
+	char cmd[64], c;
 	pid_t pid;
 
 	ASSERT_TRUE(ue_nonnull(word));
@@ -71,24 +73,17 @@ static void ho_not_inherited(struct __test_metadata *_metadata,
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (!pid) {
-		__u32 *fresh;
-		int i;
-
 		close(pipefd[1]);
 		/* DONTFORK: nothing is mapped; WIPEONFORK: zeroes. Map anew. */
-		fresh = mmap(word, getpagesize(), PROT_READ | PROT_WRITE,
-			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-		if (fresh != word)
+		if (mmap(word, getpagesize(), PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != word)
 			_exit(2);
 		if (read(pipefd[0], &c, 1) != 1)
 			_exit(3);
 		/* the parent's bit is set by now; give a stray write time */
-		for (i = 0; i < 100; i++) {
-			if (__atomic_load_n(fresh, __ATOMIC_RELAXED))
-				_exit(1);
+		for (i = 0; i < 100 && !__atomic_load_n(word, __ATOMIC_RELAXED); i++)
 			usleep(1000);
-		}
-		_exit(0);
+		_exit(i < 100);
 	}
 	close(pipefd[0]);
 	ASSERT_EQ(0, ue_track_enable(t, UE_SYS, name));
@@ -107,71 +102,43 @@ TEST_F(ho, madv_dontfork_not_inherited)
 
 TEST_F(ho, madv_wipeonfork_not_inherited)
 {
-	ho_not_inherited(_metadata, &self->t, MADV_WIPEONFORK,
-			 "uet_ho_wipeonfork");
+	ho_not_inherited(_metadata, &self->t, MADV_WIPEONFORK, "uet_ho_wipeonfork");
 }
 
-struct ho_churn {
-	bool stop;	/* __atomic accesses */
-	long maps;
+/* A thread's loop: told to stop (__atomic accesses), its rounds, its failures */
+struct ho_loop {
+	bool stop;
+	long n;
+	int failed;
 };
 
 /* Take this process's mmap_lock for writing, over and over. */
 static void *ho_churn_thread(void *p)
 {
-	struct ho_churn *c = p;
+	struct ho_loop *c = p;
 	size_t len = 64 * getpagesize();
+	void *m;
 
 	while (!__atomic_load_n(&c->stop, __ATOMIC_RELAXED)) {
-		void *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-
+		m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 		if (m != MAP_FAILED)
 			munmap(m, len);
-		c->maps++;
+		c->n++;
 	}
 	return NULL;
 }
 
-/*
- * While another thread keeps the registrant's mmap_lock busy, tracers
- * toggle its event many times: the bit always ends in the latest state
- * (updates that found the lock taken are finished by the kernel's worker).
- */
-TEST_F(ho, bit_converges_under_mmap_churn)
+/* Toggle @name for HO_CHURN_SECS, ending disabled: the toggles, or -errno. */
+static int ho_toggle_for(const char *name)
 {
-	struct ho_churn c = { 0 };
 	struct timespec start;
-	__u32 *word = ue_map_page(PROT_READ | PROT_WRITE);
-	pthread_t th;
-	int toggles = 0;
-	bool on = false;
+	int n = 0, ret = 0;
 
-	ASSERT_TRUE(ue_nonnull(word));
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_ho_churn u32 a", word, 4, 0,
-				  NULL));
-	ue_track_del(&self->t, "uet_ho_churn");
-	ASSERT_EQ(0, pthread_create(&th, NULL, ho_churn_thread, &c));
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	while (ue_elapsed(&start) < HO_CHURN_SECS) {
-		on = !on;
-		ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_ho_churn", on));
-		toggles++;
-	}
-	/* end disabled, then enabled: each final state must be reached */
-	if (on)
-		ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_ho_churn", false));
-	EXPECT_TRUE(ue_wait_bit(word, 4, 0, false));
-	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_ho_churn", true));
-	EXPECT_TRUE(ue_wait_bit(word, 4, 0, true));
-	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_ho_churn", false));
-	EXPECT_TRUE(ue_wait_bit(word, 4, 0, false));
-	__atomic_store_n(&c.stop, true, __ATOMIC_RELAXED);
-	pthread_join(th, NULL);
-	EXPECT_GT(toggles, 1);
-	EXPECT_GT(c.maps, 0);
-	TH_LOG("%d toggles against %ld mmap/munmap in %d s", toggles, c.maps,
-	       HO_CHURN_SECS);
+	while (!ret && (ue_elapsed(&start) < HO_CHURN_SECS || n % 2))
+		ret = ue_set_enable(UE_SYS, name, n++ % 2 == 0);
+	return ret ?: n;
 }
 
 /* True when all @n bits from @words are @want, waiting up to @secs. */
@@ -182,18 +149,63 @@ static bool ho_all_bits(const __u32 *words, int n, bool want, int secs)
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	while (i < n) {
-		if (ue_bit_set(&words[i / 32], 4, i % 32) == want) {
+		if (ue_bit_set(&words[i / 32], 4, i % 32) == want)
 			i++;
-			continue;
-		}
-		if (ue_elapsed(&start) > secs)
+		else if (ue_elapsed(&start) <= secs)
+			usleep(1000);	/* many checkers may wait: leave the CPU */
+		else
 			return false;
-		usleep(1000);	/* many checkers may wait: leave the CPU */
 	}
 	return true;
 }
 
-#define HO_MANY		8192	/* enablers of one event: 32 inline batches */
+/* Enable @name, then disable it: each time all @n bits at @words follow. */
+static void ho_follow(struct __test_metadata *_metadata, const char *name, const __u32 *words,
+		      int n)
+{
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, name, true));
+	EXPECT_TRUE(ho_all_bits(words, n, true, 60));
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, name, false));
+	EXPECT_TRUE(ho_all_bits(words, n, false, 60));
+}
+
+/* Register @n enablers of @cmd: bit i % 32 of word i / 32 (@spread: bit 0 of word 4 * i) */
+static int ho_reg_n(int fd, const char *cmd, __u32 *words, int n, bool spread)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < n && !ret; i++)
+		ret = ue_reg(fd, cmd, &words[spread ? 4 * i : i / 32], 4, spread ? 0 : i % 32, 0,
+			     NULL);
+	return ret;
+}
+
+/*
+ * While another thread keeps the registrant's mmap_lock busy, tracers
+ * toggle its event many times: the bit always ends in the latest state
+ * (updates that found the lock taken are finished by the kernel's worker).
+ */
+TEST_F(ho, bit_converges_under_mmap_churn)
+{
+	__u32 *word = ue_map_page(PROT_READ | PROT_WRITE);
+	struct ho_loop c = { 0 };
+	pthread_t th;
+	int toggles;
+
+	ASSERT_TRUE(ue_nonnull(word));
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_ho_churn u32 a", word, 4, 0, NULL));
+	ue_track_del(&self->t, "uet_ho_churn");
+	ASSERT_EQ(0, pthread_create(&th, NULL, ho_churn_thread, &c));
+	toggles = ho_toggle_for("uet_ho_churn");
+	ASSERT_GT(toggles, 1);
+	/* end disabled, then enabled, then disabled: each final state is reached */
+	EXPECT_TRUE(ue_wait_bit(word, 4, 0, false));
+	ho_follow(_metadata, "uet_ho_churn", word, 1);
+	__atomic_store_n(&c.stop, true, __ATOMIC_RELAXED);
+	pthread_join(th, NULL);
+	EXPECT_GT(c.n, 0);
+	TH_LOG("%d toggles against %ld mmap/munmap in %d s", toggles, c.n, HO_CHURN_SECS);
+}
 
 /*
  * A toggle writes only the first enablers of an event itself and leaves
@@ -204,32 +216,19 @@ static bool ho_all_bits(const __u32 *words, int n, bool want, int secs)
 TEST_F_TIMEOUT(ho, many_enablers_all_follow, 240)
 {
 	__u32 *words = ue_map_page(PROT_READ | PROT_WRITE);
-	struct timespec start;
-	int fd = ue_open_data(), i, toggles = 0;
-	bool on = false;
+	int fd = ue_open_data(), toggles;
 
 	ASSERT_TRUE(ue_nonnull(words));
 	ASSERT_LE(0, fd);
 	ASSERT_LE(HO_MANY / 8, getpagesize());
-	for (i = 0; i < HO_MANY; i++)
-		ASSERT_EQ(0, ue_reg(fd, "uet_ho_many u32 a", &words[i / 32],
-				    4, i % 32, 0, NULL));
+	ASSERT_EQ(0, ho_reg_n(fd, "uet_ho_many u32 a", words, HO_MANY, false));
 	ue_track_del(&self->t, "uet_ho_many");
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	while (ue_elapsed(&start) < HO_CHURN_SECS) {
-		on = !on;
-		ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_ho_many", on));
-		toggles++;
-	}
-	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_ho_many", true));
-	EXPECT_TRUE(ho_all_bits(words, HO_MANY, true, 60));
-	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_ho_many", false));
-	EXPECT_TRUE(ho_all_bits(words, HO_MANY, false, 60));
+	toggles = ho_toggle_for("uet_ho_many");
+	ASSERT_GT(toggles, 1);
+	ho_follow(_metadata, "uet_ho_many", words, HO_MANY);
 	TH_LOG("%d toggles of an event with %d enablers", toggles, HO_MANY);
 	close(fd);
 }
-
-#define HO_UFFD_WORDS	8	/* distinct enable words on the stuck page */
 
 /* A userfaultfd, or -1 (made while privileged, armed later). */
 static int ho_uffd_open(void)
@@ -244,10 +243,7 @@ static int ho_uffd_open(void)
 	return fd;
 }
 
-/*
- * Make the page at @page missing and hand its faults to the userfaultfd
- * @fd, which nobody reads: a fault there waits until it is closed.
- */
+/* Make @page missing, its faults handed to @fd that nobody reads: they wait for its close. */
 static int ho_uffd_arm(int fd, void *page)
 {
 	struct uffdio_register reg = {
@@ -270,8 +266,8 @@ static int ho_uffd_arm(int fd, void *page)
  */
 TEST_F_TIMEOUT(ho, stuck_faults_stall_only_their_owner, 120)
 {
-	int ready[2], hold[2], status, i;
 	__u32 *other = ue_map_page(PROT_READ | PROT_WRITE);
+	int ready[2], hold[2], status;
 	char c = 0;
 	pid_t pid;
 
@@ -282,15 +278,13 @@ TEST_F_TIMEOUT(ho, stuck_faults_stall_only_their_owner, 120)
 	ASSERT_LE(0, pid);
 	if (!pid) {
 		__u32 *words = ue_map_page(PROT_READ | PROT_WRITE);
-		int fd = ue_open_data(), uffd;
+		int fd = ue_open_data();
 
 		close(hold[1]);
-		for (i = 0; i < HO_UFFD_WORDS && fd >= 0 && words; i++)
-			if (ue_reg(fd, "uet_ho_stuck u32 a", &words[4 * i], 4,
-				   0, 0, NULL))
-				_exit(2);
-		uffd = ho_uffd_open();
-		c = ho_uffd_arm(uffd, words) < 0;
+		if (!words || fd < 0 ||
+		    ho_reg_n(fd, "uet_ho_stuck u32 a", words, HO_UFFD_WORDS, true))
+			_exit(2);
+		c = ho_uffd_arm(ho_uffd_open(), words) < 0;
 		if (write(ready[1], &c, 1) != 1 || c)
 			_exit(3);
 		while (read(hold[0], &c, 1) > 0)
@@ -298,15 +292,15 @@ TEST_F_TIMEOUT(ho, stuck_faults_stall_only_their_owner, 120)
 		_exit(0);	/* closes the userfaultfd: faults give up */
 	}
 	close(hold[0]);
-	ASSERT_EQ(1, read(ready[0], &c, 1));
+	close(ready[1]);
+	ASSERT_EQ(1, read(ready[0], &c, 1)) TH_LOG("the stuck process failed to set up");
 	if (c) {
 		close(hold[1]);
 		waitpid(pid, &status, 0);
 		SKIP(return, "no userfaultfd");
 	}
 	ue_track_del(&self->t, "uet_ho_stuck");
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_ho_free u32 a", other, 4, 0,
-				  NULL));
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_ho_free u32 a", other, 4, 0, NULL));
 	ue_track_del(&self->t, "uet_ho_free");
 	/* the stuck process's words wait for faults that never end */
 	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_ho_stuck", true));
@@ -316,49 +310,28 @@ TEST_F_TIMEOUT(ho, stuck_faults_stall_only_their_owner, 120)
 	EXPECT_TRUE(ue_wait_bit(other, 4, 0, true));
 	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_ho_free", false));
 	EXPECT_TRUE(ue_wait_bit(other, 4, 0, false));
-
 	close(hold[1]);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_EQ(0, status);
 	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_ho_stuck", false));
 	close(ready[0]);
-	close(ready[1]);
 }
 
 /*
- * Everything at once: unprivileged users do their worst to one event while
- * a privileged tracer works on others, and the tracer is never held up.
- *
- * The hostile user (nobody) runs UE_HOSTILE_PROCS processes that each hold
- * UE_HOSTILE_ENABLERS registrations of uet_ho_load (one registers, the
- * others are its forks) and fork children that exit at once, a process
- * that keeps its own mmap_lock busy, one whose enable page sits behind a
- * userfaultfd nobody serves and one whose enable page is MADV_WIPEONFORK,
- * forking children that watch the wiped word. A root thread toggles
- * uet_ho_load all the while. The tracer, at real-time priority (as is
- * that root thread) so that it measures waiting for locks rather than for
- * the CPU, meanwhile toggles
- * another event, opens and closes a perf tracepoint and creates and deletes
- * a probe event (a kprobe, or a uprobe on kernels without kprobes), each
- * of which takes event_mutex, for UE_HOSTILE_SECS.
- *
- * Checked: every operation succeeds, the wiped words stay zero in the
- * children and, once the forking stops, every hostile bit follows the
- * final enable and disable. The longest wait of each operation is printed
- * ("# V hostile_... NS" lines, read by make bench, which runs this case at
- * full scale under -icount, where guest time counts instructions); this
- * test does not judge it, since without -icount it measures the host.
+ * Everything at once (tracers_not_stalled): the hostile user (nobody) runs
+ * UE_HOSTILE_PROCS processes holding UE_HOSTILE_ENABLERS registrations of
+ * HO_LOAD each and forking children that exit at once, a process that keeps
+ * its mmap_lock busy, one whose enable page sits behind a userfaultfd nobody
+ * serves and one forking children that watch a MADV_WIPEONFORK word; a root
+ * thread toggles HO_LOAD. For UE_HOSTILE_SECS a real-time tracer (waiting
+ * for locks, not for the CPU) toggles another event, opens and closes a perf
+ * tracepoint and creates and deletes a probe event, each taking event_mutex.
+ * Checked: every operation succeeds, wiped words stay zero and, once the
+ * forking stops, every hostile bit follows. The longest wait of each
+ * operation is printed ("# V hostile_... NS", read by make bench, which runs
+ * this under -icount); not judged here, since without -icount it measures
+ * the host.
  */
-#define HO_UID		65534	/* the hostile user */
-#define HO_LOAD		"uet_ho_load"
-#define HO_LOAD_CMD	HO_LOAD " u32 a"
-#define HO_QUIET	"uet_ho_quiet"
-#define HO_PROBE	"uet_ho_probe"
-#define HO_PAUSE_US	10000	/* the tracer's pause between rounds */
-#define HO_TOGGLE_US	1000	/* root's pause between toggles */
-#define HO_SETUP_SECS	300	/* failure bounds */
-#define HO_CHECK_SECS	300
-
 struct ho_ctl {		/* shared by every process, __atomic accesses */
 	int ready;	/* hostile processes set up */
 	int go;		/* all are: start forking */
@@ -393,12 +366,23 @@ static bool ho_wait_for(int *v, int want, int secs)
 	return true;
 }
 
-/* Become the hostile user: what is open or mapped stays. */
-static void ho_become_hostile(void)
+/*
+ * A hostile process: map @len bytes (madvise @advice), then as the hostile
+ * user register @n enablers of HO_LOAD there (ho_reg_n()). What is open
+ * or mapped stays.
+ */
+static __u32 *ho_hostile(size_t len, int advice, int n, bool spread)
 {
-	if (setresgid(HO_UID, HO_UID, HO_UID) ||
-	    setresuid(HO_UID, HO_UID, HO_UID))
+	__u32 *words = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int fd = ue_open_data();
+
+	if (words == MAP_FAILED || fd < 0 || (advice && madvise(words, len, advice)))
+		_exit(2);
+	if (setresgid(HO_UID, HO_UID, HO_UID) || setresuid(HO_UID, HO_UID, HO_UID))
 		_exit(10);
+	if (ho_reg_n(fd, HO_LOAD_CMD, words, n, spread))
+		_exit(3);
+	return words;
 }
 
 /* After the stop: check @n bits at @words in both phases, as told. */
@@ -414,49 +398,34 @@ static void ho_check_phases(struct ho_ctl *ctl, const __u32 *words, int n)
 	}
 }
 
-/* Fork children that exit at once until the stop. */
-static void ho_fork_loop(struct ho_ctl *ctl)
-{
-	int status;
-	pid_t pid;
-
-	ho_wait_for(&ctl->go, 1, INT_MAX);
-	while (!ho_get(&ctl->stop)) {
-		pid = fork();
-		if (!pid)
-			_exit(0);
-		if (pid < 0 || waitpid(pid, &status, 0) != pid) {
-			usleep(1000);
-			continue;
-		}
-		__atomic_add_fetch(&ctl->forks, 1, __ATOMIC_RELAXED);
-	}
-}
-
 /*
- * @procs processes with @n registrations each: this one registers, then
- * forks the others, and reaps them at the end.
+ * @procs processes with @n registrations each: this one registers, forks
+ * the others, all fork children that exit at once until the stop, and
+ * this one reaps them at the end.
  */
 static void ho_forkers(struct ho_ctl *ctl, int procs, int n)
 {
 	size_t len = (n / 8 + getpagesize()) & ~(size_t)(getpagesize() - 1);
-	__u32 *words = mmap(NULL, len, PROT_READ | PROT_WRITE,
-			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	int fd = ue_open_data(), i, status, ret = 0;
-	pid_t pid = 1;
+	__u32 *words = ho_hostile(len, 0, n, false);
+	int i, status, ret = 0;
+	pid_t pid = 1, child;
 
-	if (words == MAP_FAILED || fd < 0)
-		_exit(2);
-	ho_become_hostile();
-	for (i = 0; i < n; i++)
-		if (ue_reg(fd, HO_LOAD_CMD, &words[i / 32], 4, i % 32, 0, NULL))
-			_exit(3);
 	for (i = 1; i < procs && pid > 0; i++)
 		pid = fork();
 	if (pid < 0)
 		_exit(4);
 	ho_add(&ctl->ready);
-	ho_fork_loop(ctl);
+	ho_wait_for(&ctl->go, 1, INT_MAX);
+	while (!ho_get(&ctl->stop)) {
+		child = fork();
+		if (!child)
+			_exit(0);
+		if (child < 0 || waitpid(child, &status, 0) != child) {
+			usleep(1000);
+			continue;
+		}
+		__atomic_add_fetch(&ctl->forks, 1, __ATOMIC_RELAXED);
+	}
 	ho_check_phases(ctl, words, n);
 	if (!pid)
 		_exit(0);
@@ -468,20 +437,14 @@ static void ho_forkers(struct ho_ctl *ctl, int procs, int n)
 /* A process that keeps its own mmap_lock busy. */
 static void ho_churner(struct ho_ctl *ctl)
 {
-	__u32 *word = ue_map_page(PROT_READ | PROT_WRITE);
-	struct ho_churn c = { 0 };
-	int fd = ue_open_data();
+	__u32 *word = ho_hostile(getpagesize(), 0, 1, false);
+	struct ho_loop c = { 0 };
 	pthread_t th;
 
-	if (!word || fd < 0)
-		_exit(2);
-	ho_become_hostile();
-	if (ue_reg(fd, HO_LOAD_CMD, word, 4, 0, 0, NULL) ||
-	    pthread_create(&th, NULL, ho_churn_thread, &c))
+	if (pthread_create(&th, NULL, ho_churn_thread, &c))
 		_exit(3);
 	ho_add(&ctl->ready);
-	while (!ho_get(&ctl->stop))
-		usleep(10000);
+	ho_wait_for(&ctl->stop, 1, INT_MAX);
 	__atomic_store_n(&c.stop, true, __ATOMIC_RELAXED);
 	pthread_join(th, NULL);
 	ho_check_phases(ctl, word, 1);
@@ -491,36 +454,23 @@ static void ho_churner(struct ho_ctl *ctl)
 /* A process whose enable words never fault in, until it exits. */
 static void ho_stuck(struct ho_ctl *ctl)
 {
-	__u32 *words = ue_map_page(PROT_READ | PROT_WRITE);
-	int fd = ue_open_data(), uffd = ho_uffd_open(), i;
+	int uffd = ho_uffd_open();	/* while privileged */
+	__u32 *words = ho_hostile(getpagesize(), 0, HO_UFFD_WORDS, true);
 
-	if (!words || fd < 0)
-		_exit(2);
-	ho_become_hostile();
-	for (i = 0; i < HO_UFFD_WORDS; i++)
-		if (ue_reg(fd, HO_LOAD_CMD, &words[4 * i], 4, 0, 0, NULL))
-			_exit(3);
 	if (ho_uffd_arm(uffd, words))
 		_exit(4);
 	ho_add(&ctl->ready);
-	while (!ho_get(&ctl->stop))
-		usleep(10000);
+	ho_wait_for(&ctl->stop, 1, INT_MAX);
 	_exit(0);
 }
 
 /* A registration on a MADV_WIPEONFORK page: children see zeroes only. */
 static void ho_wiper(struct ho_ctl *ctl)
 {
-	__u32 *word = ue_map_page(PROT_READ | PROT_WRITE);
-	int fd = ue_open_data(), status;
+	__u32 *word = ho_hostile(getpagesize(), MADV_WIPEONFORK, 1, false);
+	int status;
 	pid_t pid;
 
-	if (!word || fd < 0 ||
-	    madvise(word, getpagesize(), MADV_WIPEONFORK))
-		_exit(2);
-	ho_become_hostile();
-	if (ue_reg(fd, HO_LOAD_CMD, word, 4, 0, 0, NULL))
-		_exit(3);
 	ho_add(&ctl->ready);
 	ho_wait_for(&ctl->go, 1, INT_MAX);
 	while (!ho_get(&ctl->stop)) {
@@ -541,12 +491,6 @@ static void (*const ho_roles[])(struct ho_ctl *ctl) = {
 	ho_churner, ho_stuck, ho_wiper, NULL,
 };
 
-struct ho_toggler {
-	bool stop;	/* __atomic accesses */
-	long toggles;
-	int failed;
-};
-
 /* Real-time priority for the calling thread, when it may have it. */
 static void ho_rt(bool on)
 {
@@ -563,14 +507,11 @@ static void ho_rt(bool on)
  */
 static void *ho_toggle_thread(void *p)
 {
-	struct ho_toggler *tg = p;
-	bool on = false;
+	struct ho_loop *tg = p;
 
 	ho_rt(true);
 	while (!__atomic_load_n(&tg->stop, __ATOMIC_RELAXED)) {
-		on = !on;
-		tg->failed += !!ue_set_enable(UE_SYS, HO_LOAD, on);
-		tg->toggles++;
+		tg->failed += !!ue_set_enable(UE_SYS, HO_LOAD, !(tg->n++ % 2));
 		usleep(HO_TOGGLE_US);
 	}
 	return NULL;
@@ -578,11 +519,7 @@ static void *ho_toggle_thread(void *p)
 
 enum { HO_OP_TOGGLE, HO_OP_PERF, HO_OP_PROBE, HO_OPS };
 
-static const char * const ho_op_name[HO_OPS] = {
-	[HO_OP_TOGGLE]	= "toggle",
-	[HO_OP_PERF]	= "perf",
-	[HO_OP_PROBE]	= "probe",
-};
+static const char * const ho_op_name[HO_OPS] = { "toggle", "perf", "probe" };
 
 /* The tracer's operations: how many, how many failed, the longest. */
 struct ho_lat {
@@ -622,14 +559,12 @@ static int ho_probe_cmd(char *path, size_t plen, char *cmd, size_t clen)
 	char exe[PATH_MAX];
 	ssize_t n;
 
-	ue_tpath(path, plen, "kprobe_events");
-	if (!access(path, W_OK)) {
+	if (!access(ue_tpath(path, plen, "kprobe_events"), W_OK)) {
 		snprintf(cmd, clen, "p:%s vfs_read", HO_PROBE);
 		return 0;
 	}
-	ue_tpath(path, plen, "uprobe_events");
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n < 0 || access(path, W_OK))
+	if (n < 0 || access(ue_tpath(path, plen, "uprobe_events"), W_OK))
 		return -1;
 	exe[n] = '\0';
 	snprintf(cmd, clen, "p:%s %s:0x0", HO_PROBE, exe);
@@ -657,8 +592,7 @@ static void ho_trace(struct ho_lat *l, int id, int secs)
 		ho_lap(l, HO_OP_PERF, 0);
 		if (probe) {
 			ho_lap(l, HO_OP_PROBE, ue_write_str(path, cmd, O_APPEND));
-			ho_lap(l, HO_OP_PROBE,
-			       ue_write_str(path, "-:" HO_PROBE, O_APPEND));
+			ho_lap(l, HO_OP_PROBE, ue_write_str(path, "-:" HO_PROBE, O_APPEND));
 		}
 		usleep(HO_PAUSE_US);
 	}
@@ -666,8 +600,7 @@ static void ho_trace(struct ho_lat *l, int id, int secs)
 }
 
 /* Wait until @want hostile processes are set up; false if one of @pids ended. */
-static bool ho_set_up(struct ho_ctl *ctl, int want, const pid_t *pids,
-		      int n)
+static bool ho_set_up(struct ho_ctl *ctl, int want, const pid_t *pids, int n)
 {
 	struct timespec start;
 	int i, status;
@@ -684,14 +617,11 @@ static bool ho_set_up(struct ho_ctl *ctl, int want, const pid_t *pids,
 }
 
 /* Raise the per-user limit to @need if lower, keeping the old value. */
-static void ho_user_max(struct __test_metadata *_metadata, char *saved,
-			size_t len, long need)
+static void ho_user_max(struct __test_metadata *_metadata, char *saved, size_t len, long need)
 {
 	char *text = ue_read_all(UE_USER_MAX_PATH), val[32];
 
-	if (!text)
-		return;		/* no such limit */
-	if (atol(text) < need) {
+	if (text && atol(text) < need) {	/* NULL: no such limit */
 		snprintf(saved, len, "%s", text);
 		snprintf(val, sizeof(val), "%ld", need);
 		ASSERT_EQ(0, ue_write_str(UE_USER_MAX_PATH, val, 0));
@@ -705,7 +635,7 @@ TEST_F_TIMEOUT(ho, tracers_not_stalled, 600)
 	int n = ue_env("UE_HOSTILE_ENABLERS", 4096, 1, 65536);
 	int secs = ue_env("UE_HOSTILE_SECS", 3, 1, 3600);
 	int checkers = procs + 2, status, op, i;
-	struct ho_toggler tg = { 0 };
+	struct ho_loop tg = { 0 };
 	__u32 *quiet = ue_map_page(PROT_READ | PROT_WRITE);
 	struct ho_ctl *ctl;
 	struct ho_lat l = { 0 };
@@ -714,12 +644,10 @@ TEST_F_TIMEOUT(ho, tracers_not_stalled, 600)
 	pthread_t th;
 
 	ASSERT_TRUE(ue_nonnull(quiet));
-	ctl = mmap(NULL, sizeof(*ctl), PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ctl = mmap(NULL, sizeof(*ctl), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_TRUE(ctl != MAP_FAILED);
 	/* the forkers' children hold copies until they exit */
-	ho_user_max(_metadata, self->user_max, sizeof(self->user_max),
-		    2L * procs * n + 64);
+	ho_user_max(_metadata, self->user_max, sizeof(self->user_max), 2L * procs * n + 64);
 	ue_track_del(&self->t, HO_LOAD);
 
 	/* before our own registration: the forkers inherit nothing more */
@@ -733,12 +661,9 @@ TEST_F_TIMEOUT(ho, tracers_not_stalled, 600)
 		if (!pids[i])
 			ho_forkers(ctl, procs, n);
 	}
-	ASSERT_TRUE(ho_set_up(ctl, procs + 3, pids, 4))
-		TH_LOG("a hostile process failed to set up");
-	TH_LOG("set up: %d processes x %d registrations in %.1f s", procs, n,
-	       ue_elapsed(&start));
-	ASSERT_EQ(0, ue_track_reg(&self->t, HO_QUIET " u32 a", quiet, 4, 0,
-				  NULL));
+	ASSERT_TRUE(ho_set_up(ctl, procs + 3, pids, 4)) TH_LOG("a hostile process failed");
+	TH_LOG("set up: %d processes x %d registrations in %.1f s", procs, n, ue_elapsed(&start));
+	ASSERT_EQ(0, ue_track_reg(&self->t, HO_QUIET " u32 a", quiet, 4, 0, NULL));
 	ue_track_del(&self->t, HO_QUIET);
 	ho_add(&ctl->go);
 
@@ -749,13 +674,12 @@ TEST_F_TIMEOUT(ho, tracers_not_stalled, 600)
 	__atomic_store_n(&ctl->stop, 1, __ATOMIC_RELEASE);
 
 	/* the forking stopped: every hostile bit follows the tracer */
-	TH_LOG("traced: %ld forks, %ld toggles", ctl->forks, tg.toggles);
-	ASSERT_EQ(0, ue_set_enable(UE_SYS, HO_LOAD, true));
-	ho_add(&ctl->phase);
-	EXPECT_TRUE(ho_wait_for(&ctl->checked[1], checkers, HO_CHECK_SECS + 10));
-	ASSERT_EQ(0, ue_set_enable(UE_SYS, HO_LOAD, false));
-	ho_add(&ctl->phase);
-	EXPECT_TRUE(ho_wait_for(&ctl->checked[2], checkers, HO_CHECK_SECS + 10));
+	TH_LOG("traced: %ld forks, %ld toggles", ctl->forks, tg.n);
+	for (i = 1; i <= 2; i++) {
+		ASSERT_EQ(0, ue_set_enable(UE_SYS, HO_LOAD, i == 1));
+		ho_add(&ctl->phase);
+		EXPECT_TRUE(ho_wait_for(&ctl->checked[i], checkers, HO_CHECK_SECS + 10));
+	}
 	for (i = 0; i < 4; i++) {
 		ASSERT_EQ(pids[i], waitpid(pids[i], &status, 0));
 		EXPECT_EQ(0, status) TH_LOG("hostile process %d: %#x", i, status);
@@ -763,20 +687,19 @@ TEST_F_TIMEOUT(ho, tracers_not_stalled, 600)
 	self->hostile = false;	/* all reaped */
 	EXPECT_EQ(0, ho_get(&ctl->wrong));
 	EXPECT_EQ(0, tg.failed);
-	EXPECT_LT(0, tg.toggles);
+	EXPECT_LT(0, tg.n);
 	EXPECT_LT(0, ctl->forks);
 
 	printf("# %d processes x %d registrations, %ld forks, %ld toggles of %s in %d s\n",
-	       procs, n, ctl->forks, tg.toggles, HO_LOAD, secs);
-	printf("# V hostile_forks %ld\n# V hostile_toggles %ld\n", ctl->forks,
-	       tg.toggles);
+	       procs, n, ctl->forks, tg.n, HO_LOAD, secs);
+	printf("# V hostile_forks %ld\n# V hostile_toggles %ld\n", ctl->forks, tg.n);
 	for (op = 0; op < HO_OPS; op++) {
 		EXPECT_EQ(0, l.failed[op]) TH_LOG("%s failed", ho_op_name[op]);
 		if (!l.nr[op])
 			continue;
 		printf("# V hostile_%s %lld\n", ho_op_name[op], l.max[op]);
-		printf("# %s: %ld operations, the longest %.3f ms\n",
-		       ho_op_name[op], l.nr[op], l.max[op] / 1e6);
+		printf("# %s: %ld operations, the longest %.3f ms\n", ho_op_name[op], l.nr[op],
+		       l.max[op] / 1e6);
 	}
 	munmap(ctl, sizeof(*ctl));
 }
