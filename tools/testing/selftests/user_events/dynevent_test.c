@@ -61,18 +61,6 @@ static bool deletes(const char *cmd, const char *name)
 	return !ue_dyn_cmd(cmd) && !ue_event_exists(UE_SYS, name) && !listed(name, NULL);
 }
 
-/* DIAG_IOCSREG's answer to @cmd on a file closed again, leaving no user */
-static int ioctl_answer(void *page, const char *cmd)
-{
-	int fd = ue_open_data();
-	int ret = ue_reg(fd, cmd, page, 4, 0, 0, NULL);
-
-	if (!ret)
-		ret = ue_unreg(fd, page, 0);
-	close(fd);
-	return ret;
-}
-
 TEST_F(dyn, create_list_delete)
 {
 	char line[256];
@@ -103,7 +91,7 @@ TEST_F(dyn, no_fields)
 TEST_F(dyn, persists_until_deleted)
 {
 	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_persist", "u32 a"));
-	ASSERT_EQ(0, ioctl_answer(self->page, "uet_dy_persist u32 a"));
+	ASSERT_EQ(0, ue_reg_once("uet_dy_persist u32 a", self->page, 0));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_persist"));
 	EXPECT_TRUE(listed("uet_dy_persist", NULL));
 	EXPECT_EQ(0, ue_del_name("uet_dy_persist"));
@@ -346,7 +334,7 @@ TEST_F(dyn, same_parser_as_ioctl)
 	int i, ioc, dyn;
 
 	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
-		ioc = ioctl_answer(self->page, cmds[i]);
+		ioc = ue_reg_once(cmds[i], self->page, 0);
 		snprintf(dcmd, sizeof(dcmd), "u:%s", cmds[i]);
 		snprintf(dname, sizeof(dname), "%.*s", (int)strcspn(cmds[i], " "), cmds[i]);
 		ue_track_del(&self->t, dname);
@@ -376,7 +364,7 @@ TEST_F(dyn, same_limits_as_ioctl)
 		memset(name, 'n', lens[i]);
 		name[lens[i]] = '\0';
 		memcpy(name, "uet_dy_len", strlen("uet_dy_len"));
-		ioc = ioctl_answer(self->page, name);
+		ioc = ue_reg_once(name, self->page, 0);
 		/* gone with the last user: created anew */
 		snprintf(dcmd, sizeof(dcmd), "u:%s", name);
 		EXPECT_EQ(0, ue_dyn_cmd(dcmd)) TH_LOG("name length %d", lens[i]);
@@ -390,7 +378,7 @@ TEST_F(dyn, same_limits_as_ioctl)
 		for (i = 0; i < fields; i++)
 			len += snprintf(cmd + len, sizeof(cmd) - len, "%su8 %c%c",
 					i ? ";" : " ", 'a' + i / 26, 'a' + i % 26);
-		ioc = ioctl_answer(self->page, cmd);
+		ioc = ue_reg_once(cmd, self->page, 0);
 		snprintf(name, sizeof(name), "uet_dy_nf%d", fields);
 		ue_track_del(&self->t, name);
 		snprintf(dcmd, sizeof(dcmd), "u:%s", cmd);
@@ -402,7 +390,7 @@ TEST_F(dyn, same_limits_as_ioctl)
 	while (len < 600)
 		len += snprintf(cmd + len, sizeof(cmd) - len, "          ");
 	snprintf(cmd + len, sizeof(cmd) - len, "; u32 b");
-	EXPECT_EQ(-EINVAL, ioctl_answer(self->page, cmd));
+	EXPECT_EQ(-EINVAL, ue_reg_once(cmd, self->page, 0));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_cmdlen"));
 	ue_track_del(&self->t, "uet_dy_cmdlen");
 	snprintf(dcmd, sizeof(dcmd), "u:%s", cmd);

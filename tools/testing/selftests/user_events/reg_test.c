@@ -20,18 +20,6 @@ FIXTURE_TEARDOWN(reg)
 	UE_TEARDOWN();
 }
 
-/* Register @cmd (@flags) at @addr through a file of its own, then let go. */
-static int reg_unreg_close(void *addr, const char *cmd, __u16 flags)
-{
-	int fd = ue_open_data(), ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = ue_reg(fd, cmd, addr, 4, 0, flags, NULL) ?: ue_unreg(fd, addr, 0);
-	close(fd);
-	return ret;
-}
-
 /* @cmd registers event @name with a write index, its word untouched */
 static void reg_simple(struct __test_metadata *_metadata, struct ue_track *t,
 		       __u32 *word, const char *cmd, const char *name)
@@ -408,8 +396,7 @@ TEST_F(reg, persist_flag)
 	if (geteuid() != 0)
 		SKIP(return, "USER_EVENT_REG_PERSIST needs CAP_PERFMON");
 	ue_track_del(&self->t, "uet_reg_persist");
-	ASSERT_EQ(0, reg_unreg_close(self->page, "uet_reg_persist u32 a",
-				     USER_EVENT_REG_PERSIST));
+	ASSERT_EQ(0, ue_reg_once("uet_reg_persist u32 a", self->page, USER_EVENT_REG_PERSIST));
 	/* Nothing references it any more, yet it stays around */
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_reg_persist"));
 	/* Registering it again, with or without the flag, reuses it */
@@ -510,8 +497,7 @@ TEST_F(reg, del_persist_after_unreg)
 	if (geteuid() != 0)
 		SKIP(return, "USER_EVENT_REG_PERSIST needs CAP_PERFMON");
 	ue_track_del(&self->t, "uet_reg_delpersist");
-	ASSERT_EQ(0, reg_unreg_close(self->page, "uet_reg_delpersist u32 a",
-				     USER_EVENT_REG_PERSIST));
+	ASSERT_EQ(0, ue_reg_once("uet_reg_delpersist u32 a", self->page, USER_EVENT_REG_PERSIST));
 	EXPECT_EQ(0, ue_del_name("uet_reg_delpersist"));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_reg_delpersist"));
 }
@@ -521,7 +507,7 @@ TEST_F(reg, del_after_last_ref)
 {
 	int ret;
 
-	ASSERT_EQ(0, reg_unreg_close(self->page, "uet_reg_dellast u32 a", 0));
+	ASSERT_EQ(0, ue_reg_once("uet_reg_dellast u32 a", self->page, 0));
 	ret = ue_del_name("uet_reg_dellast");
 	EXPECT_TRUE(ret == 0 || ret == -ENOENT) TH_LOG("DIAG_IOCSDEL: %d", ret);
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_reg_dellast"));
@@ -530,7 +516,7 @@ TEST_F(reg, del_after_last_ref)
 /* Re-registering the name with another format succeeds at once. */
 TEST_F(reg, rereg_new_format_after_last_ref)
 {
-	ASSERT_EQ(0, reg_unreg_close(self->page, "uet_reg_reformat u32 a", 0));
+	ASSERT_EQ(0, ue_reg_once("uet_reg_reformat u32 a", self->page, 0));
 	EXPECT_EQ(0, ue_track_reg(&self->t, "uet_reg_reformat u64 b; u32 c", self->page, 4, 0,
 				  NULL));
 }

@@ -214,6 +214,17 @@ int ue_unreg(int fd, void *addr, int bit)
 	return ioctl(fd, DIAG_IOCSUNREG, &unreg) == -1 ? -errno : 0;
 }
 
+int ue_reg_once(const char *cmd, void *addr, __u16 flags)
+{
+	int fd = ue_open_data(), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = ue_reg(fd, cmd, addr, 4, 0, flags, NULL) ?: ue_unreg(fd, addr, 0);
+	close(fd);
+	return ret;
+}
+
 int ue_del(int fd, const char *name)
 {
 	return ioctl(fd, DIAG_IOCSDEL, name) == -1 ? -errno : 0;

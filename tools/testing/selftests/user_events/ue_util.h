@@ -65,6 +65,8 @@ int ue_reg_raw(int fd, void *arg);
 int ue_reg(int fd, const char *cmd, void *addr, int size, int bit, __u16 flags, __u32 *index);
 int ue_reg_in_thread(int fd, const char *cmd, void *addr, int bit);
 int ue_unreg(int fd, void *addr, int bit);
+/* Register @cmd (bit 0 of the u32 at @addr) on a file of its own, unregister, close: 0 or -errno */
+int ue_reg_once(const char *cmd, void *addr, __u16 flags);
 int ue_del(int fd, const char *name);
 int ue_del_name(const char *name);
 ssize_t ue_emit(int fd, __u32 idx, const void *payload, size_t len);
