@@ -12,53 +12,20 @@
 
 #define MAX_PATH	"/proc/sys/kernel/user_events_max"
 
-/* A mapped perf ring of one event: one page of metadata, 8 of data. */
-struct di_ring {
-	int fd;
-	size_t size;
-	struct perf_event_mmap_page *meta;
-};
-
-/* Open, map and enable the ring of @name. */
-static int di_ring_open(struct di_ring *r, const char *name)
+/* Open perf on @name and map its ring: the perf fd, or -errno */
+static int di_ring_open(struct ue_ring *r, const char *name)
 {
-	int id = ue_event_id(UE_SYS, name);
+	int id = ue_event_id(UE_SYS, name), fd, ret;
 
 	if (id < 0)
 		return id;
-	r->fd = ue_perf_open(id, false);
-	if (r->fd < 0)
+	fd = ue_perf_open(id, false);
+	if (fd < 0)
 		return -errno;
-	r->size = getpagesize() * 9;
-	r->meta = mmap(NULL, r->size, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
-	if (r->meta == MAP_FAILED || ioctl(r->fd, PERF_EVENT_IOC_ENABLE, 0)) {
-		close(r->fd);
-		return -errno;
-	}
-	return 0;
-}
-
-static void di_ring_close(struct di_ring *r)
-{
-	munmap(r->meta, r->size);
-	close(r->fd);
-}
-
-/* Size of the raw data of the first sample, 0 without one. */
-static __u32 di_ring_raw_size(struct di_ring *r)
-{
-	long page = getpagesize();
-	char *data = (char *)r->meta + page;
-	__u64 head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE), pos = 0;
-
-	while (pos < head) {
-		struct perf_event_header *h = (void *)(data + pos % (page * 8));
-
-		if (h->type == PERF_RECORD_SAMPLE)
-			return *(__u32 *)(h + 1);
-		pos += h->size;
-	}
-	return 0;
+	ret = ue_ring_map(r, fd);
+	if (ret)
+		close(fd);
+	return ret ?: fd;
 }
 
 FIXTURE(di) {
@@ -156,21 +123,24 @@ TEST_F(di, perf_takes_large_payload)
 {
 	size_t len = 5000;
 	char *p = malloc(len);
-	struct di_ring r;
+	struct ue_ring r;
+	int fd;
 	__u32 idx;
 
 	ASSERT_TRUE(ue_nonnull(p));
 	ue_track_del(&self->t, "uet_di_big");
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_di_big __rel_loc u8[] blob", &self->word, 4, 0,
 				  &idx));
-	ASSERT_EQ(0, di_ring_open(&r, "uet_di_big"));
+	fd = di_ring_open(&r, "uet_di_big");
+	ASSERT_LE(0, fd);
 	ASSERT_TRUE(ue_wait_bit(&self->word, 4, 0, true));
 	memset(p, 0x5a, len);
 	*(__u32 *)p = DYN_LOC(0, len - 4);
 	EXPECT_EQ((ssize_t)(len + 4), ue_emit(self->t.fd, idx, p, len));
 	/* raw: the common fields + payload, padded for perf's alignment */
-	EXPECT_GE(di_ring_raw_size(&r), len + ue_entry_size(UE_SYS, "uet_di_big"));
-	di_ring_close(&r);
+	EXPECT_GE(ue_ring_next_raw(&r, NULL, 0), len + ue_entry_size(UE_SYS, "uet_di_big"));
+	ue_ring_unmap(&r);
+	close(fd);
 	free(p);
 }
 
@@ -183,7 +153,8 @@ TEST_F(di, sizes_per_consumer)
 {
 	size_t big = 2 * getpagesize(), mid = 8000;
 	char *p = calloc(1, big > mid ? big : mid);
-	struct di_ring r;
+	struct ue_ring r;
+	int fd;
 	__u32 idx;
 
 	ASSERT_TRUE(ue_nonnull(p));
@@ -195,10 +166,12 @@ TEST_F(di, sizes_per_consumer)
 	EXPECT_EQ(-E2BIG, ue_emit(self->t.fd, idx, p, big));
 	EXPECT_EQ(8, ue_emit(self->t.fd, idx, p, 4));
 	/* ftrace and perf: perf holds 8 KiB, more than a 4 KiB page */
-	ASSERT_EQ(0, di_ring_open(&r, "uet_di_sz"));
+	fd = di_ring_open(&r, "uet_di_sz");
+	ASSERT_LE(0, fd);
 	EXPECT_EQ((ssize_t)mid + 4, ue_emit(self->t.fd, idx, p, mid));
 	EXPECT_EQ(-E2BIG, ue_emit(self->t.fd, idx, p, big));
-	di_ring_close(&r);
+	ue_ring_unmap(&r);
+	close(fd);
 	free(p);
 }
 

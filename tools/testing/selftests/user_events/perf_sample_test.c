@@ -10,15 +10,12 @@
 #include "../kselftest_harness.h"
 #include "ue_util.h"
 
-#define RING_DATA_PAGES 8
-
 /* The event under test, its perf event and that one's ring */
 struct pf_ev {
 	char name[64];
 	int id, base;		/* tracepoint id, offset of the field */
 	__u32 idx;
-	char *ring;		/* the metadata page, then RING_DATA_PAGES */
-	size_t ring_size;
+	struct ue_ring ring;
 };
 
 FIXTURE(perf) {
@@ -33,49 +30,8 @@ FIXTURE_SETUP(perf)
 
 FIXTURE_TEARDOWN(perf)
 {
-	if (self->ev.ring)
-		munmap(self->ev.ring, self->ev.ring_size);
+	ue_ring_unmap(&self->ev.ring);
 	UE_TEARDOWN();
-}
-
-/* Copy out of the ring's data pages, following the wrap-around. */
-static void ring_copy(struct pf_ev *ev, __u64 pos, void *dst, size_t len)
-{
-	size_t page = getpagesize(), i;
-
-	for (i = 0; i < len; i++)
-		((char *)dst)[i] = ev->ring[page + (pos + i) %
-					    (ev->ring_size - page)];
-}
-
-/*
- * Consume records up to the next PERF_RECORD_SAMPLE and copy its raw
- * data to @raw.  Returns the raw size, 0 when there is no sample.
- */
-static int ring_next_raw(struct pf_ev *ev, void *raw, size_t cap)
-{
-	struct perf_event_mmap_page *meta = (void *)ev->ring;
-	__u64 head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
-	__u64 tail = meta->data_tail;
-	struct perf_event_header hdr;
-	__u32 size;
-	int ret = 0;
-
-	while (tail < head) {
-		ring_copy(ev, tail, &hdr, sizeof(hdr));
-		if (hdr.size < sizeof(hdr))
-			break;
-		if (hdr.type == PERF_RECORD_SAMPLE) {
-			ring_copy(ev, tail + sizeof(hdr), &size, sizeof(size));
-			ret = size < cap ? size : cap;
-			ring_copy(ev, tail + sizeof(hdr) + sizeof(size), raw, ret);
-			tail += hdr.size;
-			break;
-		}
-		tail += hdr.size;
-	}
-	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
-	return ret;
 }
 
 /*
@@ -93,12 +49,7 @@ static void open_event(struct __test_metadata *_metadata, struct ue_track *t,
 	ASSERT_GT(ev->id, 0);
 	*fd = ue_perf_open(ev->id, exclude_kernel);
 	ASSERT_LE(0, *fd) TH_LOG("perf_event_open: %s", strerror(errno));
-	ev->ring_size = getpagesize() * (1 + RING_DATA_PAGES);
-	ev->ring = mmap(NULL, ev->ring_size, PROT_READ | PROT_WRITE,
-			MAP_SHARED, *fd, 0);
-	if (ev->ring == MAP_FAILED)
-		ev->ring = NULL;
-	ASSERT_TRUE(ue_nonnull(ev->ring)) TH_LOG("mmap: %s", strerror(errno));
+	ASSERT_EQ(0, ue_ring_map(&ev->ring, *fd)) TH_LOG("mmap: %s", strerror(errno));
 	ASSERT_TRUE(ue_wait_bit(page, 4, 0, true));
 	ev->base = ue_field_offset(UE_SYS, ev->name, field);
 	ASSERT_GT(ev->base, 0);
@@ -116,13 +67,13 @@ static void expect_sample(struct __test_metadata *_metadata, int fd,
 	ASSERT_LE(0, pid_off);
 	/* only perf is attached: the write must still be accepted */
 	ASSERT_EQ(len + 4, ue_emit(fd, ev->idx, payload, len));
-	ASSERT_LE(ev->base + len, ring_next_raw(ev, raw, sizeof(raw)));
+	ASSERT_LE(ev->base + len, ue_ring_next_raw(&ev->ring, raw, sizeof(raw)));
 	EXPECT_EQ(0, memcmp(raw + ev->base, payload, len));
 	memcpy(&type, raw, sizeof(type));
 	EXPECT_EQ(ev->id, type);
 	memcpy(&pid, raw + pid_off, sizeof(pid));
 	EXPECT_EQ(getpid(), pid);
-	EXPECT_EQ(0, ring_next_raw(ev, raw, sizeof(raw)));
+	EXPECT_EQ(0, ue_ring_next_raw(&ev->ring, raw, sizeof(raw)));
 }
 
 TEST_F(perf, sets_bit)
@@ -168,7 +119,7 @@ TEST_F(perf, validation)
 	memcpy(payload + 4, "perf!", 6);
 	memcpy(payload, &loc, 4);
 	EXPECT_EQ(-EFAULT, ue_emit(self->t.fd, self->ev.idx, payload, 10));
-	EXPECT_EQ(0, ring_next_raw(&self->ev, raw, sizeof(raw)));
+	EXPECT_EQ(0, ue_ring_next_raw(&self->ev.ring, raw, sizeof(raw)));
 
 	loc = DYN_LOC(0, 6);
 	memcpy(payload, &loc, 4);

@@ -536,6 +536,60 @@ int ue_perf_open(int id, bool exclude_kernel)
 	return ue_perf_open_cpu(id, -1, exclude_kernel);
 }
 
+/* Map the ring of perf event @fd: 0 or -errno */
+int ue_ring_map(struct ue_ring *r, int fd)
+{
+	r->size = getpagesize() * (1 + UE_RING_PAGES);
+	r->base = mmap(NULL, r->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (r->base != MAP_FAILED)
+		return 0;
+	r->base = NULL;
+	return -errno;
+}
+
+void ue_ring_unmap(struct ue_ring *r)
+{
+	if (r->base)
+		munmap(r->base, r->size);
+	r->base = NULL;
+}
+
+/* Copy out of the ring's data pages, following the wrap-around. */
+static void ue_ring_copy(struct ue_ring *r, __u64 pos, void *dst, size_t len)
+{
+	size_t page = getpagesize(), i;
+
+	for (i = 0; i < len; i++)
+		((char *)dst)[i] = r->base[page + (pos + i) % (r->size - page)];
+}
+
+/*
+ * Consume the records up to the next PERF_RECORD_SAMPLE and copy up to @cap bytes of its raw
+ * data to @raw. Return: the size of that raw data, 0 when there is no sample.
+ */
+__u32 ue_ring_next_raw(struct ue_ring *r, void *raw, size_t cap)
+{
+	struct perf_event_mmap_page *meta = (void *)r->base;
+	__u64 head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+	__u64 tail = meta->data_tail;
+	struct perf_event_header hdr;
+	__u32 size = 0;
+
+	for (; tail < head; tail += hdr.size) {
+		ue_ring_copy(r, tail, &hdr, sizeof(hdr));
+		if (hdr.size < sizeof(hdr))
+			break;
+		if (hdr.type != PERF_RECORD_SAMPLE)
+			continue;
+		ue_ring_copy(r, tail + sizeof(hdr), &size, sizeof(size));
+		ue_ring_copy(r, tail + sizeof(hdr) + sizeof(size), raw, size < cap ? size : cap);
+		tail += hdr.size;
+		break;
+	}
+	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+	return size;
+}
+
 /* Inode number of the caller's user namespace, 0 if unknown */
 unsigned long ue_userns_inum(void)
 {

@@ -93,6 +93,16 @@ bool ue_status_line(const char *name, char *out, size_t len);
 int ue_leftovers(const char *prefix, bool del, char *out, size_t len);
 int ue_perf_open(int id, bool exclude_kernel);
 int ue_perf_open_cpu(int id, int cpu, bool exclude_kernel);
+/* The ring of a perf event: a metadata page, then UE_RING_PAGES of data */
+#define UE_RING_PAGES	8
+struct ue_ring {
+	char *base;
+	size_t size;
+};
+
+int ue_ring_map(struct ue_ring *r, int fd);
+void ue_ring_unmap(struct ue_ring *r);
+__u32 ue_ring_next_raw(struct ue_ring *r, void *raw, size_t cap);
 
 /* user namespaces: the tracefs systems of their groups */
 #define UE_NS_SYSCTL_GROUPS	"/proc/sys/kernel/user_events_ns_groups"
