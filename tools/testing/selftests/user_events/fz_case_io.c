@@ -5,7 +5,6 @@
  */
 #include "fuzz.h"
 
-static struct iovec fz_iov[FZ_IOV_MAX + 80];
 /* a payload: up to PAGE_SIZE - 32 + 4136 bytes, 64 KiB pages included */
 char fz_tmp[FZ_TMP_SIZE];
 
@@ -13,7 +12,6 @@ char fz_tmp[FZ_TMP_SIZE];
 struct fz_wr {
 	const struct fz_target *t;	/* NULL: not a target */
 	struct fz_want w;
-	unsigned char *data;		/* index + payload, in fz_tmp */
 	char *dst;			/* where the bytes are written from */
 	__u32 count, plen, readable;
 	__s32 idx;
@@ -25,69 +23,49 @@ static void fz_write_index(struct fz_ctx *c, __u64 *rs, struct fz_wr *x)
 {
 	__u32 r = ue_rand_n(rs, 100);
 
-	x->fd = c->fd_tgt;
+	x->fd = r < 82 ? c->fd_tgt : fz_pct(rs, 50) ? c->fd_main : c->fd_aux;
 	if (r < 65) {
 		x->t = &fz_targets[ue_rand_n(rs, fz_ntargets)];
 		x->idx = x->t->idx;
 	} else if (r < 75) {
 		x->idx = fz_ntargets + ue_rand_n(rs, 1000);
-		fz_defect(&x->w, ENOENT);
 	} else if (r < 82) {
 		x->idx = -1 - (__s32)ue_rand_n(rs, 0x7fffffff);
 		fz_defect(&x->w, EINVAL);
 	} else if (r < 88) {
-		x->fd = fz_pct(rs, 50) ? c->fd_main : c->fd_aux;
 		x->idx = (1 << 20) + ue_rand_n(rs, 1 << 30);
-		fz_defect(&x->w, ENOENT);
-	} else {
-		/* fuzz registrations: never traced, mostly */
-		x->fd = fz_pct(rs, 50) ? c->fd_main : c->fd_aux;
+	} else {	/* fuzz registrations: never traced, mostly */
 		x->idx = ue_rand_n(rs, 64);
 		x->w.unknown = true;
 	}
+	if ((r >= 65 && r < 75) || (r >= 82 && r < 88))
+		fz_defect(&x->w, ENOENT);
 }
 
-/* The bytes, and where they are: the end may run into the guard page */
-static void fz_write_bytes(struct fz_ctx *c, __u64 *rs, struct fz_wr *x)
+/*
+ * The bytes, and where they are (the end may run into the guard page),
+ * and the kernel's checks, in the order of the documentation.
+ */
+static void fz_write_bytes(struct fz_ctx *c, __u64 *rs, struct fz_wr *x, bool vec)
 {
-	int i;
+	const struct fz_target *t = x->t;
+	int model;
 
-	x->data = (unsigned char *)fz_tmp;
-	memcpy(x->data, &x->idx, 4);
-	if (x->t) {
-		x->plen = fz_gen_payload(rs, x->t, x->data + 4);
-	} else {
-		x->plen = fz_pct(rs, 50) ? ue_rand_n(rs, 64) :
-			  ue_rand_n(rs, 8193);
-		for (i = 0; i < (int)x->plen; i++)
-			x->data[4 + i] = ue_rand(rs);
-	}
-	x->count = 4 + x->plen;
-	if (fz_pct(rs, 3))
-		x->count = ue_rand_n(rs, 4);	/* not even an index */
+	memcpy(fz_tmp, &x->idx, 4);	/* the index, then the payload */
+	x->plen = t ? fz_gen_payload(rs, t, (unsigned char *)fz_tmp + 4) :
+		  fz_gen_random(rs, (unsigned char *)fz_tmp + 4, 0);
+	x->count = fz_pct(rs, 3) ? ue_rand_n(rs, 4) : 4 + x->plen;	/* not even an index */
 	x->readable = x->count;
 	x->dst = c->wbuf + ue_rand_n(rs, 64);
 	if (fz_pct(rs, 5) && x->count) {
 		x->readable = ue_rand_n(rs, x->count);
 		x->dst = c->wguard - x->readable;
 	}
-	memcpy(x->dst, x->data, x->readable);
-}
+	memcpy(x->dst, fz_tmp, x->readable);
 
-/* The kernel's checks, in the order of the documentation */
-static void fz_write_expect(struct fz_wr *x, bool vec)
-{
-	const struct fz_target *t = x->t;
-	bool big;
-	int model;
-
-	if (!x->count) {
-		/* write(): less than an index; writev(): nothing to do */
-		x->w = (struct fz_want){ .ndef = !vec, .err = EFAULT };
-		return;
-	}
 	if (x->count < 4 || x->readable < 4) {
-		x->w = (struct fz_want){ .ndef = 1, .err = EFAULT };
+		/* less than an index; writev() of nothing: nothing to do */
+		x->w = (struct fz_want){ .ndef = x->count || !vec, .err = EFAULT };
 		return;
 	}
 	if (!t)
@@ -97,48 +75,41 @@ static void fz_write_expect(struct fz_wr *x, bool vec)
 	 * attached consumer: ftrace holds fz_payload_max bytes, perf
 	 * FZ_PERF_MAX; a consumer too small drops it alone.
 	 */
-	big = x->plen > fz_payload_max && (!t->perf || x->plen > FZ_PERF_MAX);
-	if (x->plen < (__u32)t->size) {
-		fz_defect(&x->w, EINVAL);
-	} else if (big) {
-		fz_defect(&x->w, E2BIG);
-	} else if (x->readable < x->count) {
-		fz_defect(&x->w, EFAULT);
-	} else {
-		model = fz_model_record(t, x->data + 4, x->plen);
-		if (model < 0)
-			fz_defect(&x->w, EFAULT);
-		else if (model > 0)
-			fz_set_add(&x->w.extra, EFAULT);
-	}
+	model = x->plen < (__u32)t->size ? -EINVAL :
+		x->plen > fz_payload_max && (!t->perf || x->plen > FZ_PERF_MAX) ? -E2BIG :
+		x->readable < x->count ? -EFAULT :
+		fz_model_record(t, (unsigned char *)fz_tmp + 4, x->plen);
+	if (model < 0)
+		fz_defect(&x->w, -model);
+	else if (model > 0)
+		fz_set_add(&x->w.extra, EFAULT);
 }
 
 /* writev() of the bytes split into iovecs, some empty, maybe too many */
 static int fz_writev(__u64 *rs, struct fz_wr *x, int *niov, bool *kptr)
 {
+	static struct iovec iov[FZ_IOV_MAX + 80];
 	__u32 r = ue_rand_n(rs, 100), pos = 0, cut, count = x->count;
 	int i, n;
 
 	n = r < 60 ? 1 + ue_rand_n(rs, 8) : r < 90 ? 1 + ue_rand_n(rs, 1024) :
 	    FZ_IOV_MAX - 4 + ue_rand_n(rs, 80);
-	for (i = 0; i < n; i++) {
-		cut = i == n - 1 ? count :
-		      pos + ue_rand_n(rs, (count - pos) / 2 + 2);
+	for (i = 0; i < n; i++, pos = cut) {
+		cut = i == n - 1 ? count : pos + ue_rand_n(rs, (count - pos) / 2 + 2);
 		if (cut > count)
 			cut = count;
-		fz_iov[i].iov_base = x->dst + pos;
-		fz_iov[i].iov_len = cut - pos;
-		pos = cut;
+		iov[i].iov_base = x->dst + pos;
+		iov[i].iov_len = cut - pos;
 	}
 	if (fz_pct(rs, 2) && count) {
 		/* a kernel pointer in a non-empty iovec */
-		for (i = 0; i < n && !fz_iov[i].iov_len; i++)
+		for (i = 0; i < n && !iov[i].iov_len; i++)
 			;
-		fz_iov[i].iov_base = fz_kptr;
+		iov[i].iov_base = fz_kptr;
 		*kptr = true;
 	}
 	*niov = n;
-	return writev(x->fd, fz_iov, n);
+	return writev(x->fd, iov, n);
 }
 
 void fz_case_write(struct fz_ctx *c, __u64 *rs)
@@ -147,11 +118,9 @@ void fz_case_write(struct fz_ctx *c, __u64 *rs)
 	enum fz_op op = vec ? OP_WRITEV : OP_WRITE;
 	struct fz_wr x = { 0 };
 	int niov = 1, ret;
-	struct fz_set s;
 
 	fz_write_index(c, rs, &x);
-	fz_write_bytes(c, rs, &x);
-	fz_write_expect(&x, vec);
+	fz_write_bytes(c, rs, &x, vec);
 	if (vec) {
 		ret = fz_writev(rs, &x, &niov, &kptr);
 	} else {
@@ -163,33 +132,22 @@ void fz_case_write(struct fz_ctx *c, __u64 *rs)
 	}
 	if (ret < 0)
 		ret = -errno;
-	if (vec && niov > FZ_IOV_MAX)
+	if (niov > FZ_IOV_MAX)
 		x.w = (struct fz_want){ .ndef = 1, .err = EINVAL };
 	else if (kptr)
 		x.w = (struct fz_want){ .ndef = 1, .err = EFAULT };
-
-	if (!fz_judge(c, op, ret, &x.w, fz_write_errs, &s)) {
-		fz_fail(c, op, ret, &s,
-			"target %s idx %d count %u readable %u iovecs %d",
-			x.t ? x.t->name : "-", x.idx, x.count, x.readable,
-			niov);
-		return;
-	}
-	if (ret >= 0 && ret != (int)x.count)
-		fz_fail(c, op, ret, &s, "wrote %d of %u bytes", ret,
-			x.count);
+	if (fz_check(c, op, ret, fz_expect(c, &x.w, fz_write_errs),
+		     "target %s idx %d count %u readable %u iovecs %d",
+		     x.t ? x.t->name : "-", x.idx, x.count, x.readable, niov) &&
+	    ret >= 0 && ret != (int)x.count)
+		fz_fail(c, "%s wrote %d of %u bytes", fz_op_name[op], ret, x.count);
 }
-
-/* ---------------------------------------------------------------------
- * DIAG_IOCSDEL
- */
 
 void fz_case_del(struct fz_ctx *c, __u64 *rs)
 {
-	struct fz_want w = { 0 };
 	char *buf = c->arena + 3 * c->page, *arg = buf;
 	__u32 r = ue_rand_n(rs, 100), n, i;
-	struct fz_set s;
+	struct fz_want w = { 0 };
 	int ret;
 
 	if (r < 40) {
@@ -197,8 +155,7 @@ void fz_case_del(struct fz_ctx *c, __u64 *rs)
 		n = fz_pct(rs, 80) ? ue_rand_n(rs, 64) : ue_rand_n(rs, 700);
 		memcpy(buf, FZ_PREFIX "_del_", 11);
 		for (i = 0; i < n; i++)
-			buf[11 + i] = fz_pct(rs, 90) ? 'a' + ue_rand_n(rs, 26) :
-				      ue_rand(rs);
+			buf[11 + i] = fz_pct(rs, 90) ? 'a' + ue_rand_n(rs, 26) : ue_rand(rs);
 		buf[11 + n] = '\0';
 		fz_defect(&w, strlen(buf) > FZ_CMD_MAX ? EINVAL : ENOENT);
 	} else if (r < 55 && c->nnames) {
@@ -223,18 +180,11 @@ void fz_case_del(struct fz_ctx *c, __u64 *rs)
 	}
 	if (arg == buf && fz_is_baseline(c, buf))
 		return;
-
 	ret = ioctl(fz_pct(rs, 50) ? c->fd_main : c->fd_aux, DIAG_IOCSDEL, arg);
-	if (ret < 0)
-		ret = -errno;
-	if (!fz_judge(c, OP_DEL, ret, &w, fz_del_errs, &s))
-		fz_fail(c, OP_DEL, ret, &s, "name %s", arg == buf ?
-			fz_show(buf, strlen(buf)) : "(bad pointer)");
+	ret = ret < 0 ? -errno : 0;
+	fz_check(c, OP_DEL, ret, fz_expect(c, &w, fz_del_errs), "name %s",
+		 arg == buf ? fz_show(buf, strlen(buf)) : "(bad pointer)");
 }
-
-/* ---------------------------------------------------------------------
- * dynamic_events
- */
 
 int fz_dyn_write(const char *buf, size_t len)
 {
@@ -273,8 +223,7 @@ static size_t fz_dyn_create(struct fz_ctx *c, __u64 *rs, char *line,
 	memcpy(line, "u:", 2);
 	memcpy(line + 2, cmd.buf, cmd.len);
 	len = cmd.len + 2;
-	/* one line: a newline would end the command */
-	for (i = 2; i < len; i++)
+	for (i = 2; i < len; i++)	/* one line: a newline would end it */
 		if (line[i] == '\n')
 			line[i] = ' ';
 	if (fz_pct(rs, 3)) {
@@ -283,10 +232,9 @@ static size_t fz_dyn_create(struct fz_ctx *c, __u64 *rs, char *line,
 			line[len++] = ' ';
 		*w = (struct fz_want){ .ndef = 1, .err = EINVAL };
 	}
-	/* a NUL ends the line early: refused */
+	/* a NUL ends the line early: refused ('#' from a mutation: unknown) */
 	if (memchr(line, '\0', len))
 		*w = (struct fz_want){ .ndef = 1, .err = EINVAL };
-	/* a '#' (comment) comes from a mutation: outcome unknown */
 	return len;
 }
 
@@ -294,9 +242,11 @@ static size_t fz_dyn_create(struct fz_ctx *c, __u64 *rs, char *line,
 static size_t fz_dyn_delete(struct fz_ctx *c, __u64 *rs, __u32 r,
 			    char *line, size_t size, struct fz_want *w)
 {
+	static const char * const fmt[] = { "-:%s%s", "-:%s/%s", "!u:%s%s", "!u:%s%s u32 a" };
 	char name[FZ_NAME_MAX + 1];
 	const char *nm = name;
 	size_t len;
+	int k;
 
 	if (r < 80 && c->nnames) {
 		nm = c->names[ue_rand_n(rs, c->nnames)];
@@ -308,50 +258,22 @@ static size_t fz_dyn_delete(struct fz_ctx *c, __u64 *rs, __u32 r,
 		snprintf(name, sizeof(name), FZ_PREFIX "_del_%llu", c->ncase);
 		fz_defect(w, ENOENT);
 	}
-	switch (ue_rand_n(rs, 4)) {
-	case 0:
-		len = snprintf(line, size, "-:%s", nm);
-		break;
-	case 1:
-		len = snprintf(line, size, "-:%s/%s",
-			       fz_pct(rs, 50) ? UE_SYS : UE_SYS_MULTI, nm);
-		w->unknown = true;	/* system may not match */
-		break;
-	case 2:
-		len = snprintf(line, size, "!u:%s", nm);
-		break;
-	default:
-		len = snprintf(line, size, "!u:%s u32 a", nm);
-		w->unknown = true;	/* fields may not match */
-		break;
-	}
+	/* with a system or fields that may not match: unknown */
+	k = ue_rand_n(rs, 4);
+	w->unknown |= k % 2;
+	if (k == 1)
+		len = snprintf(line, size, fmt[k], fz_pct(rs, 50) ? UE_SYS : UE_SYS_MULTI, nm);
+	else
+		len = snprintf(line, size, fmt[k], "", nm);
 	return fz_is_baseline(c, nm) ? 0 : len;
-}
-
-/* Remember what a "u:" line that succeeded created */
-static void fz_dyn_created(struct fz_ctx *c, char *line, size_t len)
-{
-	char name[FZ_NAME_MAX + 1], *hash;
-	size_t i;
-
-	line[len] = '\0';
-	hash = strchr(line, '#');
-	if (hash)
-		*hash = '\0';
-	/* the kernel skips white space after "u:" */
-	for (i = 2; isspace((unsigned char)line[i]); i++)
-		;
-	fz_cmd_name(line + i, name, sizeof(name));
-	fz_track_name(c, name);
-	c->sh->created++;
 }
 
 void fz_case_dyn(struct fz_ctx *c, __u64 *rs)
 {
 	static char line[5200];
+	char name[FZ_NAME_MAX + 1];
 	struct fz_want w = { 0 };
 	__u32 r = ue_rand_n(rs, 100);
-	struct fz_set s;
 	size_t len;
 	int ret;
 
@@ -362,24 +284,20 @@ void fz_case_dyn(struct fz_ctx *c, __u64 *rs)
 	if (!len)
 		return;
 	ret = fz_dyn_write(line, len);
-	if (!fz_judge(c, OP_DYN, ret, &w, fz_dyn_errs, &s)) {
-		fz_fail(c, OP_DYN, ret, &s, "%zu bytes: \"%s\"", len,
-			fz_show(line, len));
+	if (!fz_check(c, OP_DYN, ret, fz_expect(c, &w, fz_dyn_errs), "%zu bytes: \"%s\"", len,
+		      fz_show(line, len)) || ret || strncmp(line, "u:", 2))
 		return;
-	}
-	if (!ret && !strncmp(line, "u:", 2))
-		fz_dyn_created(c, line, len);
+	/* what it created: the name after "u:" and white space, up to a '#' */
+	line[len] = '\0';
+	line[strcspn(line, "#")] = '\0';
+	fz_cmd_name(line + 2 + strspn(line + 2, " \t\n\v\f\r"), name, sizeof(name));
+	fz_track_name(c, name);
+	c->sh->created++;
 }
-
-/* ---------------------------------------------------------------------
- * Other file operations
- */
 
 void fz_case_misc(struct fz_ctx *c, __u64 *rs)
 {
 	unsigned int cmd = 0, r = ue_rand_n(rs, 100);
-	const char *what;
-	struct fz_set s;
 	void *map;
 	long ret;
 
@@ -390,30 +308,18 @@ void fz_case_misc(struct fz_ctx *c, __u64 *rs)
 				   ue_rand_n(rs, 1 << 14));
 		} while (cmd == DIAG_IOCSREG || cmd == DIAG_IOCSDEL ||
 			 cmd == DIAG_IOCSUNREG);
-		what = "ioctl";
 		ret = ioctl(c->fd_main, cmd, ue_rand(rs));
-		s = fz_only(ENOTTY);
 	} else if (r < 65) {
-		what = "read";
 		ret = read(c->fd_main, fz_tmp, 1 + ue_rand_n(rs, 64));
-		s = fz_only(EINVAL);
 	} else if (r < 75) {
-		what = "mmap";
 		map = mmap(NULL, c->page, PROT_READ, MAP_SHARED, c->fd_main, 0);
-		ret = map == MAP_FAILED ? -1 : 0;
-		if (map != MAP_FAILED)
-			munmap(map, c->page);
-		s = fz_only(ENODEV);
-	} else {
-		/* registrations stay (they belong to the process) */
-		what = "reopen";
+		ret = map == MAP_FAILED ? -1 : munmap(map, c->page);
+	} else {	/* registrations stay (they belong to the process) */
 		close(c->fd_aux);
 		c->fd_aux = ue_open_data();
-		ret = c->fd_aux < 0 ? -1 : 0;
-		s = fz_only(0);
+		ret = c->fd_aux;
 	}
-	if (ret < 0)
-		ret = -errno;
-	if (!fz_check(c, OP_MISC, ret, &s))
-		fz_fail(c, OP_MISC, ret, &s, "%s 0x%x", what, cmd);
+	fz_check(c, OP_MISC, ret < 0 ? -errno : 0,
+		 fz_only(r < 50 ? ENOTTY : r < 65 ? EINVAL : r < 75 ? ENODEV : 0),
+		 "%s 0x%x", r < 50 ? "ioctl" : r < 65 ? "read" : r < 75 ? "mmap" : "reopen", cmd);
 }

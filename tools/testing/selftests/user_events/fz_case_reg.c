@@ -22,12 +22,10 @@ bool fz_is_baseline(struct fz_ctx *c, const char *name)
 	const char *p = c->baseline;
 	size_t n = strlen(name);
 
-	while (p && (p = strstr(p, name))) {
+	for (; p && (p = strstr(p, name)); p += n)
 		if ((p == c->baseline || p[-1] == '\n') &&
 		    (p[n] == '\n' || p[n] == ' ' || p[n] == '.'))
 			return true;
-		p += n;
-	}
 	return false;
 }
 
@@ -45,50 +43,29 @@ void fz_track_name(struct fz_ctx *c, const char *name)
 		snprintf(c->names[c->nnames++], FZ_NAME_MAX + 1, "%s", name);
 }
 
-/* ---------------------------------------------------------------------
- * Addresses
- */
-
-enum fz_addr {
-	FA_VALID, FA_INUSE, FA_MISALIGN, FA_NULL, FA_KERNEL, FA_NONCANON,
-	FA_UNMAPPED, FA_RO, FA_NONE, FA_NR
-};
-
-/*
- * Where a registered bit is: the long holding it and byte * 8 + bit in
- * that byte, the same for a 4- or 8-byte word on either byte order.
- */
-static void fz_lbit(__u64 addr, int size, int bit, __u64 *l, int *lb)
+/* The address in bits of a registered bit, of a 4- or 8-byte word */
+static __u64 fz_lbit(__u64 addr, int size, int bit)
 {
-	/* the byte holding the bit: the word's last byte first on big-endian */
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 	__u64 byte = addr + size - 1 - bit / 8;
 #else
 	__u64 byte = addr + bit / 8;
 #endif
 
-	*l = byte & ~7ull;
-	*lb = (byte & 7) * 8 + bit % 8;
+	return byte * 8 + bit % 8;
 }
 
+/* The live registration of (@addr, @bit), or (@exact false) of that bit */
 static int fz_live_find(struct fz_ctx *c, __u64 addr, int size, int bit,
 			bool exact)
 {
-	__u64 l, ll;
-	int i, lb, llb;
+	struct fz_live *l = c->live;
+	int i;
 
-	fz_lbit(addr, size, bit, &l, &lb);
-	for (i = 0; i < c->nlive; i++) {
-		if (exact) {
-			if (c->live[i].addr == addr && c->live[i].bit == bit)
-				return i;
-			continue;
-		}
-		fz_lbit(c->live[i].addr, c->live[i].size, c->live[i].bit, &ll,
-			&llb);
-		if (ll == l && llb == lb)
+	for (i = 0; i < c->nlive; i++, l++)
+		if (exact ? l->addr == addr && l->bit == bit :
+		    fz_lbit(l->addr, l->size, l->bit) == fz_lbit(addr, size, bit))
 			return i;
-	}
 	return -1;
 }
 
@@ -98,12 +75,10 @@ static void fz_live_add(struct fz_ctx *c, __u64 addr, int size, int bit,
 	int i = fz_live_find(c, addr, size, bit, false);
 
 	/* an overlapping "maybe" entry was not registered after all */
-	if (i >= 0) {
+	if (i < 0 && c->nlive < FZ_LIVE_MAX)
+		i = c->nlive++;
+	if (i >= 0)
 		c->live[i] = (struct fz_live){ addr, size, bit, maybe };
-		return;
-	}
-	if (c->nlive < FZ_LIVE_MAX)
-		c->live[c->nlive++] = (struct fz_live){ addr, size, bit, maybe };
 }
 
 /* A pointer no read can go through */
@@ -119,14 +94,33 @@ static __u64 fz_valid_word(struct fz_ctx *c, __u64 *rs, int size)
 {
 	__u64 a = (__u64)(uintptr_t)c->en + 8 * (16 + ue_rand_n(rs, 240));
 
-	if (size == 4 && fz_pct(rs, 50))
-		a += 4;
-	return a;
+	return a + (size == 4 && fz_pct(rs, 50) ? 4 : 0);
 }
 
-/* ---------------------------------------------------------------------
- * DIAG_IOCSREG
+/*
+ * Struct @s of @ssize bytes, size field @size, where the ioctl reads it:
+ * at @buf, or ending up to @back bytes before the guard page, maybe with
+ * garbage in its tail.
  */
+static void *fz_place(struct fz_ctx *c, __u64 *rs, char *buf, const void *s,
+		      __u32 ssize, __u32 size, int back, bool guard, bool garbage)
+{
+	if (guard) {
+		buf = c->guard - ssize - ue_rand_n(rs, back);
+		memset(buf, 0, c->guard - buf);
+	} else {
+		memset(buf, 0, size == c->page ? size : 128);
+	}
+	memcpy(buf, s, ssize);
+	if (garbage)
+		buf[ssize + ue_rand_n(rs, size - ssize)] = 1 + ue_rand_n(rs, 255);
+	return buf;
+}
+
+enum fz_addr {
+	FA_VALID, FA_INUSE, FA_MISALIGN, FA_NULL, FA_KERNEL, FA_NONCANON,
+	FA_UNMAPPED, FA_RO, FA_NONE, FA_NR
+};
 
 static const int fz_bad_esize[] = { 0, 1, 2, 3, 5, 6, 7, 16, 255 };
 
@@ -135,7 +129,6 @@ struct fz_reg {
 	struct fz_cmd cmd;
 	struct fz_want w;
 	struct user_reg reg;
-	__u32 size;
 	int kind, live;
 	bool ro, garbage, into_guard, bad_cmd;
 };
@@ -149,54 +142,17 @@ static void fz_reg_flags(struct fz_reg *g, __u64 *rs)
 	g->reg.flags = r < 70 ? 0 : r < 80 ? USER_EVENT_REG_PERSIST :
 		r < 90 ? USER_EVENT_REG_MULTI_FORMAT :
 		r < 95 ? USER_EVENT_REG_PERSIST | USER_EVENT_REG_MULTI_FORMAT :
-		(__u16)(USER_EVENT_REG_MAX << ue_rand_n(rs, 14)) |
-		ue_rand_n(rs, 4);
+		(__u16)(USER_EVENT_REG_MAX << ue_rand_n(rs, 14)) | ue_rand_n(rs, 4);
 	if (g->reg.flags & ~(USER_EVENT_REG_MAX - 1))
 		fz_defect(&g->w, EINVAL);
-
 	r = ue_rand_n(rs, 100);
 	esize = r < 45 ? 4 : r < 90 ? 8 : fz_bad_esize[ue_rand_n(rs, 9)];
-	if (esize != 4 && esize != 8)
-		fz_defect(&g->w, EINVAL);
 	nbits = esize == 4 ? 32 : 64;
 	g->reg.enable_bit = fz_pct(rs, 92) ? ue_rand_n(rs, nbits) :
 			    nbits + ue_rand_n(rs, 256 - nbits);
-	if ((esize == 4 || esize == 8) && g->reg.enable_bit >= 8 * esize)
+	if ((esize != 4 && esize != 8) || g->reg.enable_bit >= 8 * esize)
 		fz_defect(&g->w, EINVAL);
 	g->reg.enable_size = esize;
-}
-
-/* A bad enable address of kind @kind, with its defect */
-static __u64 fz_reg_bad_addr(struct fz_ctx *c, __u64 *rs, int kind,
-			     __u64 addr, int esize, struct fz_want *w)
-{
-	switch (kind) {
-	case FA_MISALIGN:
-		if (esize != 4 && esize != 8)
-			return addr;
-		fz_defect(w, EINVAL);
-		return (addr & ~7ull) + 1 + ue_rand_n(rs, esize - 1);
-	case FA_NULL:
-		addr = 0;
-		break;
-	case FA_KERNEL:
-		addr = fz_pct(rs, 50) ? FZ_KERNEL1 : FZ_KERNEL2;
-		break;
-	case FA_NONCANON:
-		addr = fz_pct(rs, 50) ? FZ_NONCANON : 0xfffffffffffffff8ull;
-		break;
-	case FA_UNMAPPED:
-		addr = fz_unmapped + 8 * ue_rand_n(rs, 64);
-		break;
-	case FA_RO:
-		addr = (uintptr_t)c->ro + 2048 + 8 * ue_rand_n(rs, 64);
-		break;
-	default:
-		addr = (uintptr_t)c->none + 8 * ue_rand_n(rs, 64);
-		break;
-	}
-	fz_defect(w, EFAULT);
-	return addr;
 }
 
 /* the enable address; EADDRINUSE for the bit of a live registration */
@@ -216,20 +172,29 @@ static void fz_reg_addr(struct fz_ctx *c, __u64 *rs, struct fz_reg *g)
 			addr = c->live[i].addr;
 			bit = c->live[i].bit;
 		}
-	} else if (g->kind > FA_INUSE) {
-		addr = fz_reg_bad_addr(c, rs, g->kind, addr, esize, &g->w);
+	} else if (g->kind == FA_MISALIGN && (esize == 4 || esize == 8)) {
+		addr = (addr & ~7ull) + 1 + ue_rand_n(rs, esize - 1);
+		fz_defect(&g->w, EINVAL);
+	} else if (g->kind > FA_MISALIGN) {
+		addr = g->kind == FA_NULL ? 0 :
+		       g->kind == FA_KERNEL ?
+		       (fz_pct(rs, 50) ? FZ_KERNEL1 : 0xffff888000000000ull) :
+		       g->kind == FA_NONCANON ?
+		       (fz_pct(rs, 50) ? FZ_NONCANON : 0xfffffffffffffff8ull) :
+		       g->kind == FA_UNMAPPED ? fz_unmapped + 8 * ue_rand_n(rs, 64) :
+		       g->kind == FA_RO ? (uintptr_t)c->ro + 2048 + 8 * ue_rand_n(rs, 64) :
+		       (uintptr_t)c->none + 8 * ue_rand_n(rs, 64);
+		fz_defect(&g->w, EFAULT);
 	}
 	g->reg.enable_addr = addr;
 	g->reg.enable_bit = bit;
 
 	g->live = -1;
-	if ((esize == 4 || esize == 8) && !(addr & (esize - 1)) &&
-	    bit < 8 * esize)
+	if ((esize == 4 || esize == 8) && !(addr & (esize - 1)) && bit < 8 * esize)
 		g->live = fz_live_find(c, addr, esize, bit, false);
 	if (g->live >= 0) {
 		fz_defect(&g->w, EADDRINUSE);
-		if (c->live[g->live].maybe)
-			g->w.unknown = true;
+		g->w.unknown |= c->live[g->live].maybe;
 	}
 }
 
@@ -270,37 +235,33 @@ static void fz_reg_size(struct fz_ctx *c, __u64 *rs, struct fz_reg *g)
 {
 	__u32 r = ue_rand_n(rs, 100);
 
-	if (r < 75) {
-		g->size = FZ_REG_SIZE;
-	} else if (r < 83) {
-		g->size = FZ_REG_SIZE + 1 + ue_rand_n(rs, 64); /* zero tail */
-	} else if (r < 87) {
-		g->size = FZ_REG_SIZE + 1 + ue_rand_n(rs, 64);
-		g->garbage = true;
-		fz_defect(&g->w, E2BIG);
-	} else if (r < 91) {
-		g->size = ue_rand_n(rs, FZ_REG_SIZE);
+	g->reg.size = FZ_REG_SIZE;
+	if (r >= 75 && r < 87) {	/* a tail of zeroes, or garbage */
+		g->reg.size += 1 + ue_rand_n(rs, 64);
+		g->garbage = r >= 83;
+	} else if (r >= 87 && r < 91) {
+		g->reg.size = ue_rand_n(rs, FZ_REG_SIZE);
 		fz_defect(&g->w, EINVAL);
-	} else if (r < 95) {
-		g->size = fz_pct(rs, 70) ? c->page + 1 + ue_rand_n(rs, 16) :
-			  (__u32)ue_rand(rs) | 0x80000000u;
+	} else if (r >= 91 && r < 95) {
+		g->reg.size = fz_pct(rs, 70) ? c->page + 1 + ue_rand_n(rs, 16) :
+			      (__u32)ue_rand(rs) | 0x80000000u;
 		fz_defect(&g->w, E2BIG);
-	} else if (r < 97) {
-		g->size = c->page;		/* zeroes up to a page */
-	} else {
-		g->size = FZ_REG_SIZE + 8 + ue_rand_n(rs, 64);
+	} else if (r >= 95 && r < 97) {
+		g->reg.size = c->page;		/* zeroes up to a page */
+	} else if (r >= 97) {
+		g->reg.size += 8 + ue_rand_n(rs, 64);
 		g->into_guard = true;		/* the tail is unreadable */
 		fz_defect(&g->w, EFAULT);
 	}
-	g->reg.size = g->size;
+	if (g->garbage)
+		fz_defect(&g->w, E2BIG);
 	g->reg.write_index = ue_rand(rs);
 }
 
 /* Where the struct is: the ioctl's argument */
 static void *fz_reg_place(struct fz_ctx *c, __u64 *rs, struct fz_reg *g)
 {
-	__u32 r = ue_rand_n(rs, 100), size = g->size;
-	char *sbuf;
+	__u32 r = ue_rand_n(rs, 100), size = g->reg.size;
 
 	if (r < 4) {
 		/* the pointer itself is bad: nothing else can be read */
@@ -318,48 +279,17 @@ static void *fz_reg_place(struct fz_ctx *c, __u64 *rs, struct fz_reg *g)
 		fz_defect(&g->w, EFAULT);
 		return c->ro;
 	}
-	if (g->into_guard) {
-		sbuf = c->guard - FZ_REG_SIZE - ue_rand_n(rs, 8);
-		memset(sbuf, 0, c->guard - sbuf);
-	} else {
-		sbuf = size == c->page ? c->arena :
-		       c->arena + 8 * ue_rand_n(rs, 8);
-		memset(sbuf, 0, size == c->page ? size : 128);
-	}
-	memcpy(sbuf, &g->reg, sizeof(g->reg));
-	if (g->garbage)
-		sbuf[FZ_REG_SIZE + ue_rand_n(rs, size - FZ_REG_SIZE)] =
-			1 + ue_rand_n(rs, 255);
-	return sbuf;
-}
-
-/* What may exist after a registration that passed the oracle */
-static void fz_reg_track(struct fz_ctx *c, struct fz_reg *g, int ret)
-{
-	char name[FZ_NAME_MAX + 1];
-
-	if (ret == 0 || (ret == -EFAULT && g->ro)) {
-		fz_live_add(c, g->reg.enable_addr, g->reg.enable_size,
-			    g->reg.enable_bit, ret != 0);
-		if (ret == 0)
-			c->sh->created++;
-	}
-	/*
-	 * A persistent event is created before the enable word is checked,
-	 * and stays when that check fails (as upstream): track it anyway.
-	 */
-	if ((g->reg.flags & USER_EVENT_REG_PERSIST) && !g->bad_cmd) {
-		fz_cmd_name(g->cmd.buf, name, sizeof(name));
-		fz_track_name(c, name);
-	}
+	return fz_place(c, rs, g->into_guard || size == c->page ? c->arena :
+			c->arena + 8 * ue_rand_n(rs, 8), &g->reg, FZ_REG_SIZE,
+			size, 8, g->into_guard, g->garbage);
 }
 
 void fz_case_reg(struct fz_ctx *c, __u64 *rs)
 {
 	static struct fz_reg g;
-	struct fz_set s;
+	char name[FZ_NAME_MAX + 1];
 	void *arg;
-	int fd, ret;
+	int ret;
 
 	memset(&g, 0, sizeof(g));
 	fz_gen_cmd(c, rs, &g.cmd);
@@ -372,147 +302,97 @@ void fz_case_reg(struct fz_ctx *c, __u64 *rs)
 	fz_reg_size(c, rs, &g);
 	arg = fz_reg_place(c, rs, &g);
 
-	fd = fz_pct(rs, 70) ? c->fd_main : c->fd_aux;
-	ret = ioctl(fd, DIAG_IOCSREG, arg) < 0 ? -errno : 0;
-	if (!fz_judge(c, OP_REG, ret, &g.w, fz_reg_errs, &s)) {
-		fz_fail(c, OP_REG, ret, &s,
-			"flags 0x%x size %u esize %d bit %d addr 0x%llx (%d) ro %d cmd %s \"%s\"",
-			g.reg.flags, g.size, g.reg.enable_size,
-			g.reg.enable_bit, (unsigned long long)g.reg.enable_addr,
-			g.kind, g.ro, g.bad_cmd ? "unreadable" : "ok",
-			fz_show(g.cmd.buf, g.cmd.len));
+	ret = ioctl(fz_pct(rs, 70) ? c->fd_main : c->fd_aux, DIAG_IOCSREG, arg);
+	ret = ret < 0 ? -errno : 0;
+	if (!fz_check(c, OP_REG, ret, fz_expect(c, &g.w, fz_reg_errs),
+		      "flags 0x%x size %u esize %d bit %d addr 0x%llx (%d) ro %d cmd %s \"%s\"",
+		      g.reg.flags, g.reg.size, g.reg.enable_size, g.reg.enable_bit,
+		      (unsigned long long)g.reg.enable_addr, g.kind, g.ro,
+		      g.bad_cmd ? "unreadable" : "ok", fz_show(g.cmd.buf, g.cmd.len)))
 		return;
+	if (ret == 0 || (ret == -EFAULT && g.ro)) {
+		fz_live_add(c, g.reg.enable_addr, g.reg.enable_size,
+			    g.reg.enable_bit, ret != 0);
+		c->sh->created += !ret;
 	}
-	fz_reg_track(c, &g, ret);
+	/* a persistent event stays if the enable word's check fails (as upstream) */
+	if ((g.reg.flags & USER_EVENT_REG_PERSIST) && !g.bad_cmd) {
+		fz_cmd_name(g.cmd.buf, name, sizeof(name));
+		fz_track_name(c, name);
+	}
 }
-
-/* ---------------------------------------------------------------------
- * DIAG_IOCSUNREG
- */
 
 __u64 fz_unreg_addrs[] = {
 	0, FZ_KERNEL1, FZ_NONCANON, 0 /* fz_unmapped, by fz_setup() */,
 };
 
-/* One DIAG_IOCSUNREG case as it is built */
-struct fz_unreg {
-	struct user_unreg u;
-	struct fz_want w;
-	bool garbage, into_guard;
-	int live;
-};
-
-/* (address, bit): a live registration's, or anything else (ENOENT) */
-static void fz_unreg_target(struct fz_ctx *c, __u64 *rs, struct fz_unreg *g)
-{
-	int i = -1;
-	__u32 r;
-
-	if (c->nlive && fz_pct(rs, 60)) {
-		i = ue_rand_n(rs, c->nlive);
-		g->u.disable_addr = c->live[i].addr;
-		g->u.disable_bit = c->live[i].bit;
-		g->w.unknown = c->live[i].maybe;
-		g->live = i;
-		return;
-	}
-	r = ue_rand_n(rs, 10);
-	if (r < 6) {
-		g->u.disable_addr = fz_valid_word(c, rs, 8);
-		g->u.disable_bit = ue_rand_n(rs, 64);
-		g->w.unknown = fz_live_find(c, g->u.disable_addr, 0,
-					    g->u.disable_bit, true) >= 0;
-	} else {
-		/* not even a word: only the documented set */
-		g->u.disable_addr = fz_unreg_addrs[r - 6];
-		g->u.disable_bit = ue_rand_n(rs, 256);
-		g->w.unknown = true;
-	}
-	g->live = i;
-	fz_defect(&g->w, ENOENT);
-}
-
-/* reserved fields and the size field */
-static void fz_unreg_fields(struct fz_ctx *c, __u64 *rs, struct fz_unreg *g)
-{
-	__u32 r = ue_rand_n(rs, 100);
-
-	if (r < 6) {
-		g->u.__reserved = 1 + ue_rand_n(rs, 255);
-		fz_defect(&g->w, EINVAL);
-	} else if (r < 10) {
-		g->u.__reserved2 = 1 + ue_rand_n(rs, 65535);
-		fz_defect(&g->w, EINVAL);
-	}
-	g->u.size = FZ_UNREG_SIZE;
-	r = ue_rand_n(rs, 100);
-	if (r < 8) {
-		g->u.size = ue_rand_n(rs, FZ_UNREG_SIZE);
-		fz_defect(&g->w, EINVAL);
-	} else if (r < 14) {
-		g->u.size = c->page + 1 + ue_rand_n(rs, 16);
-		fz_defect(&g->w, E2BIG);
-	} else if (r < 20) {
-		g->u.size = FZ_UNREG_SIZE + 1 + ue_rand_n(rs, 48);
-		g->garbage = true;
-		fz_defect(&g->w, E2BIG);
-	} else if (r < 26) {
-		g->u.size = FZ_UNREG_SIZE + 1 + ue_rand_n(rs, 48); /* zeroes */
-	} else if (r < 29) {
-		g->u.size = FZ_UNREG_SIZE + 8 + ue_rand_n(rs, 48);
-		g->into_guard = true;
-		fz_defect(&g->w, EFAULT);
-	}
-}
-
-/* Where the struct is: the ioctl's argument (@sbuf unless bad) */
-static void *fz_unreg_place(struct fz_ctx *c, __u64 *rs, struct fz_unreg *g,
-			    char *sbuf)
-{
-	if (fz_pct(rs, 4)) {
-		g->w = (struct fz_want){ .ndef = 1, .err = EFAULT };
-		return (void *)(uintptr_t)fz_bad_ptr(c, rs);
-	}
-	if (g->into_guard) {
-		sbuf = c->guard - FZ_UNREG_SIZE - ue_rand_n(rs, 4);
-		memset(sbuf, 0, c->guard - sbuf);
-	} else {
-		memset(sbuf, 0, 128);
-	}
-	memcpy(sbuf, &g->u, sizeof(g->u));
-	if (g->garbage)
-		sbuf[FZ_UNREG_SIZE + ue_rand_n(rs, g->u.size - FZ_UNREG_SIZE)] =
-			1 + ue_rand_n(rs, 255);
-	return sbuf;
-}
-
 void fz_case_unreg(struct fz_ctx *c, __u64 *rs)
 {
 	char *sbuf = c->arena + 8 * ue_rand_n(rs, 8);
-	struct fz_unreg g = { 0 };
-	struct fz_set s;
+	struct user_unreg u = { .size = FZ_UNREG_SIZE };
+	struct fz_want w = { 0 };
+	bool garbage = false, guard = false;
+	int live = -1, ret;
 	void *arg;
-	int ret, i;
+	__u32 r;
 
-	fz_unreg_target(c, rs, &g);
-	fz_unreg_fields(c, rs, &g);
-	arg = fz_unreg_place(c, rs, &g, sbuf);
-	ret = ioctl(fz_pct(rs, 50) ? c->fd_main : c->fd_aux, DIAG_IOCSUNREG,
-		    arg);
-	if (ret < 0)
-		ret = -errno;
-	if (!fz_judge(c, OP_UNREG, ret, &g.w, fz_unreg_errs, &s)) {
-		fz_fail(c, OP_UNREG, ret, &s,
-			"size %u addr 0x%llx bit %d reserved %u/%u live %d",
-			g.u.size, (unsigned long long)g.u.disable_addr,
-			g.u.disable_bit, g.u.__reserved, g.u.__reserved2,
-			g.live);
+	/* (address, bit): a live registration's, or anything else (ENOENT) */
+	r = c->nlive && fz_pct(rs, 60) ? 10 : ue_rand_n(rs, 10);
+	if (r == 10) {
+		live = ue_rand_n(rs, c->nlive);
+		u.disable_addr = c->live[live].addr;
+		u.disable_bit = c->live[live].bit;
+		w.unknown = c->live[live].maybe;
+	} else if (r < 6) {
+		u.disable_addr = fz_valid_word(c, rs, 8);
+		u.disable_bit = ue_rand_n(rs, 64);
+		w.unknown = fz_live_find(c, u.disable_addr, 0, u.disable_bit, true) >= 0;
+		fz_defect(&w, ENOENT);
+	} else {	/* not even a word: only the documented set */
+		u.disable_addr = fz_unreg_addrs[r - 6];
+		u.disable_bit = ue_rand_n(rs, 256);
+		w.unknown = true;
+		fz_defect(&w, ENOENT);
+	}
+	/* reserved fields and the size field */
+	r = ue_rand_n(rs, 100);
+	if (r < 6)
+		u.__reserved = 1 + ue_rand_n(rs, 255);
+	else if (r < 10)
+		u.__reserved2 = 1 + ue_rand_n(rs, 65535);
+	if (r < 10)
+		fz_defect(&w, EINVAL);
+	r = ue_rand_n(rs, 100);
+	if (r < 8) {
+		u.size = ue_rand_n(rs, FZ_UNREG_SIZE);
+		fz_defect(&w, EINVAL);
+	} else if (r < 14) {
+		u.size = c->page + 1 + ue_rand_n(rs, 16);
+		fz_defect(&w, E2BIG);
+	} else if (r < 26) {	/* a tail of garbage, or of zeroes */
+		u.size += 1 + ue_rand_n(rs, 48);
+		garbage = r < 20;
+		if (garbage)
+			fz_defect(&w, E2BIG);
+	} else if (r < 29) {
+		u.size += 8 + ue_rand_n(rs, 48);
+		guard = true;
+		fz_defect(&w, EFAULT);
+	}
+	if (fz_pct(rs, 4)) {
+		w = (struct fz_want){ .ndef = 1, .err = EFAULT };
+		arg = (void *)(uintptr_t)fz_bad_ptr(c, rs);
+	} else {
+		arg = fz_place(c, rs, sbuf, &u, FZ_UNREG_SIZE, u.size, 4, guard, garbage);
+	}
+	ret = ioctl(fz_pct(rs, 50) ? c->fd_main : c->fd_aux, DIAG_IOCSUNREG, arg);
+	ret = ret < 0 ? -errno : 0;
+	if (!fz_check(c, OP_UNREG, ret, fz_expect(c, &w, fz_unreg_errs),
+		      "size %u addr 0x%llx bit %d reserved %u/%u live %d", u.size,
+		      (unsigned long long)u.disable_addr, u.disable_bit,
+		      u.__reserved, u.__reserved2, live) || ret)
 		return;
-	}
-	if (ret == 0) {
-		i = fz_live_find(c, g.u.disable_addr, 0, g.u.disable_bit,
-				 true);
-		if (i >= 0)
-			c->live[i] = c->live[--c->nlive];
-	}
+	live = fz_live_find(c, u.disable_addr, 0, u.disable_bit, true);
+	if (live >= 0)
+		c->live[live] = c->live[--c->nlive];
 }

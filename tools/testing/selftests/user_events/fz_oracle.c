@@ -6,10 +6,6 @@
  */
 #include "fuzz.h"
 
-/* ---------------------------------------------------------------------
- * Expected results
- */
-
 const char * const fz_op_name[] = {
 	"reg", "unreg", "write", "writev", "del", "dynamic_events", "misc",
 };
@@ -26,50 +22,37 @@ const int fz_enoent_ebusy[] = { ENOENT, EBUSY, 0 };
 
 const char *fz_errname(int e)
 {
-	const char *name = strerrorname_np(e);
-
-	return name ? name : "?";
+	return strerrorname_np(e) ?: "?";
 }
 
+/* @err: an errno, 0 for success */
 void fz_set_add(struct fz_set *s, int err)
 {
-	if (err > 0 && err < FZ_ERRNO_MAX)
+	if (err >= 0 && err < FZ_ERRNO_MAX)
 		s->m[err / 64] |= 1ull << err % 64;
 }
 
-struct fz_set fz_set_of(bool ok, const int *errs)
+static bool fz_in(const struct fz_set *s, int err)
 {
-	struct fz_set s = { .ok = ok };
+	return err >= 0 && err < FZ_ERRNO_MAX && s->m[err / 64] >> err % 64 & 1;
+}
 
-	while (errs && *errs)
+/* Success and the errors of the 0-terminated list @errs */
+struct fz_set fz_set_of(const int *errs)
+{
+	struct fz_set s = { { 1 } };
+
+	while (*errs)
 		fz_set_add(&s, *errs++);
 	return s;
 }
 
 struct fz_set fz_only(int err)
 {
-	struct fz_set s = { .ok = !err };
+	struct fz_set s = { { 0 } };
 
 	fz_set_add(&s, err);
 	return s;
-}
-
-static bool fz_in(const struct fz_set *s, int err)
-{
-	return err > 0 && err < FZ_ERRNO_MAX && s->m[err / 64] >> err % 64 & 1;
-}
-
-static int fz_set_str(const struct fz_set *s, char *buf, size_t len)
-{
-	int n = snprintf(buf, len, "{%s", s->ok ? " success" : "");
-	int e;
-
-	for (e = 1; e < FZ_ERRNO_MAX; e++)
-		if (fz_in(s, e))
-			n += snprintf(buf + n, len > n ? len - n : 0, " %s",
-				      fz_errname(e));
-	n += snprintf(buf + n, len > n ? len - n : 0, " }");
-	return n;
 }
 
 void fz_defect(struct fz_want *w, int err)
@@ -78,69 +61,55 @@ void fz_defect(struct fz_want *w, int err)
 	w->err = err;
 }
 
-struct fz_set fz_expected(const struct fz_want *w, const int *doc)
+/* A failure of case c->ncase: stops the run */
+void fz_fail(struct fz_ctx *c, const char *fmt, ...)
 {
-	struct fz_set s;
-	int i;
-
-	if (w->unknown || w->ndef > 1)
-		return fz_set_of(true, doc);
-	s = fz_only(w->ndef ? w->err : 0);
-	s.ok |= w->extra.ok;
-	for (i = 0; i < 2; i++)
-		s.m[i] |= w->extra.m[i];
-	return s;
-}
-
-/* ---------------------------------------------------------------------
- * Failure reporting
- */
-
-__printf(5, 6) bool fz_fail(struct fz_ctx *c, enum fz_op op, long ret,
-			    const struct fz_set *s, const char *fmt, ...)
-{
-	char set[256];
+	int n = snprintf(c->sh->msg, sizeof(c->sh->msg), "seed 0x%llx case %llu: ",
+			 c->seed, c->ncase);
 	va_list ap;
-	int n;
 
-	fz_set_str(s, set, sizeof(set));
-	n = snprintf(c->sh->msg, sizeof(c->sh->msg),
-		     "seed 0x%llx case %llu: %s returned %ld (%s), expected %s: ",
-		     c->seed, c->ncase, fz_op_name[op], ret,
-		     ret < 0 ? fz_errname(-ret) : "ok", set);
 	va_start(ap, fmt);
 	vsnprintf(c->sh->msg + n, sizeof(c->sh->msg) - n, fmt, ap);
 	va_end(ap);
 	c->sh->failed = 1;
+}
+
+/* Count result @ret of @op; if @s does not allow it, fail. */
+bool fz_check(struct fz_ctx *c, enum fz_op op, long ret, struct fz_set s,
+	      const char *fmt, ...)
+{
+	char set[256] = "", what[1024];
+	int e, n = 0;
+	va_list ap;
+
+	c->sh->hist[op][ret >= 0 ? 0 : -ret < FZ_ERRNO_MAX ? -ret : FZ_ERRNO_MAX]++;
+	if (fz_in(&s, ret >= 0 ? 0 : -ret))
+		return true;
+	for (e = 0; e < FZ_ERRNO_MAX; e++)
+		if (fz_in(&s, e) && n < (int)sizeof(set))
+			n += snprintf(set + n, sizeof(set) - n, " %s",
+				      e ? fz_errname(e) : "success");
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	fz_fail(c, "%s returned %ld (%s), expected {%s }: %s", fz_op_name[op],
+		ret, ret < 0 ? fz_errname(-ret) : "ok", set, what);
 	return false;
 }
 
-static void fz_hist(struct fz_ctx *c, enum fz_op op, long ret)
-{
-	long e = ret < 0 ? -ret : 0;
-
-	c->sh->hist[op][e < FZ_ERRNO_MAX ? e : FZ_ERRNO_MAX]++;
-}
-
-/* Count one result; true if @s allows it (else call fz_fail()) */
-bool fz_check(struct fz_ctx *c, enum fz_op op, long ret,
-	      const struct fz_set *s)
-{
-	fz_hist(c, op, ret);
-	return ret >= 0 ? s->ok : fz_in(s, -ret);
-}
-
 /*
- * The verdict on a case with defects @w of an operation documented to
- * fail with @doc: count it, true if allowed; @s gets the expectation.
+ * What a case with defects @w of an operation documented to fail with
+ * @doc may return: exact with at most one defect, else the documented set.
  */
-bool fz_judge(struct fz_ctx *c, enum fz_op op, long ret,
-	      const struct fz_want *w, const int *doc, struct fz_set *s)
+struct fz_set fz_expect(struct fz_ctx *c, const struct fz_want *w, const int *doc)
 {
-	*s = fz_expected(w, doc);
-	if (!w->unknown && w->ndef <= 1)
-		c->sh->predicted++;
-	return fz_check(c, op, ret, s);
+	struct fz_set s = w->extra;
+
+	if (w->unknown || w->ndef > 1)
+		return fz_set_of(doc);
+	c->sh->predicted++;
+	fz_set_add(&s, w->ndef ? w->err : 0);
+	return s;
 }
 
 /* printable excerpt of a command */
@@ -161,10 +130,6 @@ const char *fz_show(const char *s, size_t len)
 	return out;
 }
 
-/* ---------------------------------------------------------------------
- * write() / writev()
- */
-
 /*
  * The kernel's record check (uev_format_check_record) on a payload of a
  * known format: 0, -EFAULT, or 1 when the answer depends on a byte of
@@ -180,16 +145,12 @@ int fz_model_record(const struct fz_target *t, const unsigned char *p,
 		if (t->f[i].kind != FK_DL && t->f[i].kind != FK_RL)
 			continue;
 		memcpy(&loc, p + off, 4);
-		start = loc & 0xffff;
+		start = (loc & 0xffff) + (t->f[i].kind == FK_RL ? fz_entry + off + 4 : 0);
 		size = loc >> 16;
-		if (t->f[i].kind == FK_RL)
-			start += fz_entry + off + 4;
-		if (start + size > rec)
+		if (start + size > rec || (t->f[i].str && !size))
 			return -EFAULT;
 		if (!t->f[i].str)
 			continue;
-		if (!size)
-			return -EFAULT;
 		last = start + size - 1;
 		if (last < fz_entry)
 			unsure = 1;
@@ -198,5 +159,3 @@ int fz_model_record(const struct fz_target *t, const unsigned char *p,
 	}
 	return unsure;
 }
-
-/* A payload for target @t into @p (room for 8 KiB); returns its length. */
