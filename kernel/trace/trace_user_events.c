@@ -29,19 +29,23 @@
  * event_mutex		(trace core) the event table (uev_table), the groups
  *			(uev_groups, their counts, their last put),
  *			creating and removing events, the dyn_event list,
- *			user_event.status and reg_flags. Held by the trace
- *			core around uev_event_reg(), so attach/detach run
- *			under it.
+ *			user_event.status, reg_flags and the writes of
+ *			user_event.state. Held by the trace core around
+ *			uev_event_reg(), so attach/detach run under it.
  * user_event.lock	the enablers of one event (ev_link, nr_enablers,
  *			sync_left, sync_state) and every enabler's state.
- *			Held while the bit is written, so the bit in user
- *			memory always follows the latest state. A tracer's
- *			toggle (under event_mutex) only tries it, and then
- *			writes at most UEV_SYNC_INLINE enablers;
- *			sync_work writes the rest in batches, dropping it in
- *			between. Registrants hold it (registering, forking,
- *			exiting) and may be scheduled out holding it: a
- *			tracer must never wait for it.
+ *			Held while a bit is written; the state is read once
+ *			under it, and a change of the state made meanwhile
+ *			is followed by a visit of every enabler under it
+ *			(sync_work), so the bit in user memory always ends
+ *			in the latest state. A tracer's toggle (under
+ *			event_mutex) only tries it, and then writes at most
+ *			UEV_SYNC_INLINE enablers; sync_work writes the rest
+ *			in batches, dropping it in between. Registrants
+ *			hold it (registering, unregistering, forking,
+ *			exiting or exec, their fault work) and may be
+ *			scheduled out holding it: a tracer must never wait
+ *			for it.
  * mmap_lock (read)	of the mm being written; held across pin, write and
  *			unpin of the page, so fork's dup_mmap() (write side)
  *			never sees a half-done update. Under the locks above
@@ -157,9 +161,10 @@
 /* Times a not-present enable word is faulted in before giving up. */
 #define UEV_FAULT_RETRIES	8
 /*
- * Enablers a tracer's toggle writes itself, holding event_mutex; a work
- * item writes the others, this many per hold of the event's lock, so that
- * no registrant can make every tracer wait by registering more.
+ * Enablers a tracer's toggle writes itself, holding event_mutex, when the
+ * event's lock is free; a work item writes the others, this many per hold
+ * of the event's lock, so that no registrant can make every tracer wait
+ * by registering more.
  */
 #define UEV_SYNC_INLINE		256
 #define UEV_SYNC_BATCH		256
@@ -177,7 +182,14 @@
 #define UEV_STATUS_PERF		BIT(1)
 #define UEV_STATUS_OTHER	BIT(2)
 
-/* user_event.state: a tracer is attached; the bits above count changes */
+/*
+ * user_event.state: UEV_STATE_ON while a tracer is attached; the bits
+ * above count the changes (modulo 2^31). Every change flips UEV_STATE_ON,
+ * so a count goes with one state only, and the state with the other
+ * UEV_STATE_ON is one the event never has (uev_state_stale()). A count
+ * rather than the bit alone: a writer that read a state before a change
+ * must see that its stamp is old. 32 bits, so no architecture tears it.
+ */
 #define UEV_STATE_ON		1U
 
 /**
@@ -195,14 +207,15 @@
  * @status:	UEV_STATUS_* of the attached probes (event_mutex, read locklessly)
  * @state:	what the enablers mirror: UEV_STATE_ON while a tracer is
  *		attached, above it a count of the changes (written under
- *		event_mutex, read once by each writer of a bit)
+ *		event_mutex, read once by each writer of a bit, under @lock)
  * @lock:	protects @enablers, @sync_state and the enablers' state
  * @enablers:	registrations of this event, in every mm (@lock); those
  *		not yet visited since @state last changed first
  * @nr_enablers: number of @enablers (@lock)
  * @sync_state:	the @state that @sync_left counts for (@lock)
  * @sync_left:	enablers at the head of @enablers still to visit (@lock)
- * @sync_work:	visits them when a toggle left some
+ * @sync_work:	visits them when a toggle left some or could not
+ *		take @lock
  * @reap_link:	on uev_reap_list while unused, not persistent and just left
  *		by its last tracer (event_mutex)
  * @tp_name:	tracepoint name: the event name, or name.<hex id> (multi-format);
@@ -1090,6 +1103,20 @@ static void uev_sync_work(struct work_struct *work)
 	} while (more);
 }
 
+/* The state after @state when a tracer attaches (@on) or the last leaves. */
+VISIBLE_IF_KUNIT u32 uev_state_next(u32 state, bool on)
+{
+	return ((state & ~UEV_STATE_ON) + 2) | on;
+}
+EXPORT_SYMBOL_IF_KUNIT(uev_state_next);
+
+/* A stamp for an enabler no state of its event matches: it gets written. */
+VISIBLE_IF_KUNIT u32 uev_state_stale(u32 state)
+{
+	return state ^ UEV_STATE_ON;
+}
+EXPORT_SYMBOL_IF_KUNIT(uev_state_stale);
+
 /*
  * A tracer attached or detached: mirror the new state to every enabler,
  * the first UEV_SYNC_INLINE now, the others from sync_work. The event's
@@ -1097,19 +1124,25 @@ static void uev_sync_work(struct work_struct *work)
  * a busy CPU, and every tracer waits for event_mutex meanwhile. If it is
  * taken, sync_work writes them all once it is free; whoever holds it
  * reads the new state or leaves its enabler to that visit. Not on uev_wq,
- * whose workers may all wait for slow faults: nothing here waits.
+ * whose workers may all wait for slow faults: the toggle waits for
+ * nothing, and sync_work only for the event's lock.
  */
 static void uev_event_sync(struct user_event *ev, bool enabled)
 {
 	bool more = true;
 
 	lockdep_assert_held(&event_mutex);
-	/* the next count, and the state: one word that writers read once */
-	WRITE_ONCE(ev->state, ((ev->state | UEV_STATE_ON) + 1) | enabled);
+	WRITE_ONCE(ev->state, uev_state_next(ev->state, enabled));
 	if (mutex_trylock(&ev->lock)) {
 		more = uev_sync_batch(ev, UEV_SYNC_INLINE);
 		mutex_unlock(&ev->lock);
 	}
+	/*
+	 * Queued or already pending, the work runs after this point and
+	 * reads the state just written: queue_work() orders the write
+	 * before it even when it finds the work pending (test_and_set_bit()
+	 * is fully ordered), and the worker clears pending before it runs.
+	 */
 	if (more)
 		queue_work(system_unbound_wq, &ev->sync_work);
 }
@@ -1502,7 +1535,7 @@ static bool uev_enabler_copy(struct user_event_mm *new, struct uev_enabler *en)
 		uev_uncharge(new, 1);
 		return false;
 	}
-	/* not *en whole: its lists and seq are others' to write */
+	/* not *en whole: its lists and state are others' to write */
 	copy->ev = en->ev;
 	copy->addr = en->addr;
 	copy->bit = en->bit;
@@ -1676,7 +1709,7 @@ static void uev_enabler_link(struct uev_enabler *en, struct user_event *ev)
 	en->uemm->nr_enablers++;
 
 	mutex_lock(&ev->lock);
-	en->state = ~READ_ONCE(ev->state);	/* stale: write the state now */
+	en->state = uev_state_stale(READ_ONCE(ev->state)); /* write it now */
 	list_add_tail(&en->ev_link, &ev->enablers);
 	ev->nr_enablers++;
 	uev_enabler_write(en, 0);

@@ -118,6 +118,8 @@ void uev_format_print(const struct uev_format *fmt, struct seq_file *m);
 #if IS_ENABLED(CONFIG_KUNIT)
 u8 uev_long_bit(unsigned int off, u8 size, u8 bit, bool big_endian,
 		unsigned int long_size);
+u32 uev_state_next(u32 state, bool on);
+u32 uev_state_stale(u32 state);
 #endif
 
 /* The dynamic fields of @fmt, @fmt->nr_locs of them, in field order. */

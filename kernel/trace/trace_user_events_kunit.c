@@ -405,6 +405,41 @@ static void locate_bit(struct kunit *test)
 			c->lbit);
 }
 
+/*
+ * Enabler state stamps: a state the event can reach has its "on" bit equal
+ * to the parity of its change count (every change flips it), a stale stamp
+ * never does, across the wrap of the count too.
+ */
+static const u32 uev_state_cases[] = {
+	0, 3, 4, 0x7fffffff, 0x80000000, 0xfffffffc, 0xffffffff,
+};
+
+static void uev_state_desc(const u32 *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "state %#010x", *c);
+}
+
+KUNIT_ARRAY_PARAM(uev_state, uev_state_cases, uev_state_desc);
+
+static bool uev_state_reachable(u32 state)
+{
+	return (state & 1) == ((state >> 1) & 1);
+}
+
+static void state_stamps(struct kunit *test)
+{
+	u32 state = *(const u32 *)test->param_value;
+	u32 next = uev_state_next(state, !(state & 1));
+
+	KUNIT_ASSERT_TRUE(test, uev_state_reachable(state));
+	KUNIT_EXPECT_EQ(test, next >> 1, ((state >> 1) + 1) & (U32_MAX >> 1));
+	KUNIT_EXPECT_EQ(test, next & 1, !(state & 1));
+	KUNIT_EXPECT_TRUE(test, uev_state_reachable(next));
+	KUNIT_EXPECT_FALSE(test, uev_state_reachable(uev_state_stale(state)));
+	KUNIT_EXPECT_NE(test, uev_state_stale(state), state);
+	KUNIT_EXPECT_NE(test, uev_state_stale(state), next);
+}
+
 static struct kunit_case uev_parser_cases[] = {
 	KUNIT_CASE_PARAM(parse_one_field, uev_type_gen_params),
 	KUNIT_CASE_PARAM(parse_command, uev_cmd_gen_params),
@@ -414,6 +449,7 @@ static struct kunit_case uev_parser_cases[] = {
 	KUNIT_CASE_PARAM(match_text, uev_match_gen_params),
 	KUNIT_CASE_PARAM(check_record, uev_record_gen_params),
 	KUNIT_CASE_PARAM(locate_bit, uev_bit_gen_params),
+	KUNIT_CASE_PARAM(state_stamps, uev_state_gen_params),
 	{}
 };
 
