@@ -215,8 +215,10 @@ TEST_F_TIMEOUT(regress, unregister_races_fork, 120)
 		       WEXITSTATUS(status);
 	}
 	__atomic_store_n(&r.stop, 1, __ATOMIC_RELEASE);
-	for (i = 0; i < RACE_THREADS; i++) {
+	for (i = 0; i < RACE_THREADS; i++)
 		pthread_join(th[i], NULL);
+	/* loops and bits are indexed by bit, which need not be the thread's index */
+	for (i = 0; i < RACE_THREADS; i++) {
 		loops += r.loops[i];
 		EXPECT_LE(1, r.loops[i]) TH_LOG("thread %d never looped", i);
 		/* nothing left registered by the threads */
