@@ -67,6 +67,7 @@ static void expect_sample(struct __test_metadata *_metadata, int fd,
 	ASSERT_LE(0, pid_off);
 	/* only perf is attached: the write must still be accepted */
 	ASSERT_EQ(len + 4, ue_emit(fd, ev->idx, payload, len));
+	ASSERT_GE(sizeof(raw), ev->base + len);
 	ASSERT_LE(ev->base + len, ue_ring_next_raw(&ev->ring, raw, sizeof(raw)));
 	EXPECT_EQ(0, memcmp(raw + ev->base, payload, len));
 	memcpy(&type, raw, sizeof(type));

@@ -220,7 +220,7 @@ TEST_F_TIMEOUT(regress, unregister_races_fork, 120)
 	/* loops and bits are indexed by bit, which need not be the thread's index */
 	for (i = 0; i < RACE_THREADS; i++) {
 		loops += r.loops[i];
-		EXPECT_LE(1, r.loops[i]) TH_LOG("thread %d never looped", i);
+		EXPECT_LE(1, r.loops[i]) TH_LOG("bit %d's thread never looped", i);
 		/* nothing left registered by the threads */
 		EXPECT_EQ(-ENOENT, ue_unreg(r.fd, r.word, i));
 	}

@@ -59,22 +59,30 @@ static void *ue_realloc(void *p, size_t size)
 	return p;
 }
 
-/* A whole file as a NUL-terminated malloc()ed string. */
+/* A whole file as a NUL-terminated malloc()ed string; NULL with errno set on failure. */
 char *ue_read_all(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	char *buf = fd < 0 ? NULL : ue_realloc(NULL, 4096);
-	size_t cap = 4096, used = 0;
+	char *buf = NULL, *more;
+	size_t cap = 0, used = 0;
 	ssize_t got = 1;
 
-	while (buf && got > 0) {
-		if (cap - used < 1024)
-			buf = ue_realloc(buf, cap *= 2);
+	if (fd < 0)
+		return NULL;
+	while (got > 0) {
+		if (cap - used < 1024) {
+			cap = cap ? cap * 2 : 4096;
+			more = realloc(buf, cap);
+			if (!more) {
+				got = -1;
+				break;
+			}
+			buf = more;
+		}
 		got = read(fd, buf + used, cap - used - 1);
 		used += got > 0 ? got : 0;
 	}
-	if (fd >= 0)
-		close(fd);
+	close(fd);
 	if (got) {
 		free(buf);
 		return NULL;
