@@ -159,14 +159,17 @@ static bool ho_all_bits(const __u32 *words, int n, bool want, int secs)
 	return true;
 }
 
-/* Enable @name, then disable it: each time all @n bits at @words follow. */
+/*
+ * Enable @name, then disable it: each time all @n bits at @words follow
+ * within @secs, well inside the caller's timeout.
+ */
 static void ho_follow(struct __test_metadata *_metadata, const char *name, const __u32 *words,
-		      int n)
+		      int n, int secs)
 {
 	ASSERT_EQ(0, ue_set_enable(UE_SYS, name, true));
-	EXPECT_TRUE(ho_all_bits(words, n, true, 60));
+	EXPECT_TRUE(ho_all_bits(words, n, true, secs));
 	ASSERT_EQ(0, ue_set_enable(UE_SYS, name, false));
-	EXPECT_TRUE(ho_all_bits(words, n, false, 60));
+	EXPECT_TRUE(ho_all_bits(words, n, false, secs));
 }
 
 /* Register @n enablers of @cmd: bit i % 32 of word i / 32 (@spread: bit 0 of word 4 * i) */
@@ -200,7 +203,7 @@ TEST_F(ho, bit_converges_under_mmap_churn)
 	ASSERT_GT(toggles, 1);
 	/* end disabled, then enabled, then disabled: each final state is reached */
 	EXPECT_TRUE(ue_wait_bit(word, 4, 0, false));
-	ho_follow(_metadata, "uet_ho_churn", word, 1);
+	ho_follow(_metadata, "uet_ho_churn", word, 1, UE_WAIT_SECS);
 	__atomic_store_n(&c.stop, true, __ATOMIC_RELAXED);
 	pthread_join(th, NULL);
 	EXPECT_GT(c.n, 0);
@@ -225,7 +228,7 @@ TEST_F_TIMEOUT(ho, many_enablers_all_follow, 240)
 	ue_track_del(&self->t, "uet_ho_many");
 	toggles = ho_toggle_for("uet_ho_many");
 	ASSERT_GT(toggles, 1);
-	ho_follow(_metadata, "uet_ho_many", words, HO_MANY);
+	ho_follow(_metadata, "uet_ho_many", words, HO_MANY, 60);
 	TH_LOG("%d toggles of an event with %d enablers", toggles, HO_MANY);
 	close(fd);
 }
