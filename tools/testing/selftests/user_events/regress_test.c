@@ -60,25 +60,6 @@ TEST_F(regress, unregister_clears_bit)
 	close(fd);
 }
 
-/* Upstream 6.4 "Prevent same address and bit per process": one cleared the other's bit */
-TEST_F(regress, same_address_and_bit)
-{
-	void *word = self->page + 64;
-
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_rg_dup1 u32 a", word, 4, 2, NULL));
-	EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, "uet_rg_dup2 u32 a", word, 4, 2, 0, NULL));
-	EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, "uet_rg_dup1 u32 a", word, 4, 2, 0, NULL));
-	/* the refused event was not created */
-	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_rg_dup2"));
-	/* another bit of the same word, or the same bit elsewhere, is fine */
-	EXPECT_EQ(0, ue_track_reg(&self->t, "uet_rg_dup2 u32 a", word, 4, 3, NULL));
-	EXPECT_EQ(0, ue_track_reg(&self->t, "uet_rg_dup2 u32 a", word + 4, 4, 2, NULL));
-	/* enabling one event sets only its bits */
-	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_rg_dup2"));
-	EXPECT_TRUE(ue_wait_bit(word, 4, 3, true));
-	EXPECT_FALSE(ue_bit_set(word, 4, 2));
-}
-
 /*
  * Upstream bounds the fault-in of an enable word (6.4): one that can never be written must
  * not make the kernel retry forever; all keeps working, and the next change retries.
