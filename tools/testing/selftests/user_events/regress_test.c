@@ -25,22 +25,6 @@ FIXTURE_TEARDOWN(regress)
 	UE_TEARDOWN();
 }
 
-/* Upstream 6.1 "Ensure write index cannot be negative": it read before the index array */
-TEST_F(regress, negative_write_index)
-{
-	static const __s32 bad[] = { -1, -2, -4096, INT_MIN };
-	__u32 idx, val = 7;
-	int i;
-
-	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page, "uet_rg_neg u32 a", "uet_rg_neg", 0,
-				    &idx));
-	for (i = 0; i < ARRAY_SIZE(bad); i++)
-		EXPECT_EQ(-EINVAL, ue_emit(self->t.fd, (__u32)bad[i], &val, sizeof(val)));
-	EXPECT_EQ(0, ue_trace_count("uet_rg_neg", NULL, 0));
-	EXPECT_EQ(8, ue_emit(self->t.fd, idx, &val, sizeof(val)));
-	EXPECT_EQ(1, ue_trace_count("uet_rg_neg", NULL, 0));
-}
-
 /* Upstream 6.4 "Ensure bit is cleared on unregister": DIAG_IOCSUNREG left it set */
 TEST_F(regress, unregister_clears_bit)
 {
