@@ -299,35 +299,6 @@ TEST_F_TIMEOUT(regress, slots_grow_concurrently, 60)
 }
 
 /*
- * Upstream 6.6 "Align set_bit() address for all archs": a u32 enable value at 4 mod 8 was
- * handed unaligned to long-sized bitops; the bit must land in that value and nowhere else.
- */
-TEST_F(regress, enable_u32_at_4_mod_8)
-{
-	static const int bits[] = { 0, 17, 31 };
-	__u32 *w = (__u32 *)(self->page + 256);	/* 8-aligned */
-	int i, on;
-
-	ASSERT_EQ(0, ((uintptr_t)w) & 7);
-	for (i = 0; i < ARRAY_SIZE(bits); i++) {
-		w[0] = 0xa5a5a5a5;
-		w[1] = 0;
-		w[2] = 0x5a5a5a5a;
-		ASSERT_EQ(0, ue_track_reg(&self->t, "uet_rg_align u32 a", &w[1], 4, bits[i], NULL));
-		for (on = 1; on >= 0; on--) {
-			ASSERT_EQ(0, on ? ue_track_enable(&self->t, UE_SYS, "uet_rg_align") :
-				  ue_set_enable(UE_SYS, "uet_rg_align", false));
-			ASSERT_TRUE(ue_wait_bit(&w[1], 4, bits[i], on));
-			EXPECT_EQ((__u32)on << bits[i], __atomic_load_n(&w[1], __ATOMIC_ACQUIRE));
-			EXPECT_EQ(0xa5a5a5a5, w[0]);
-			EXPECT_EQ(0x5a5a5a5a, w[2]);
-		}
-		ue_track_cleanup(&self->t);
-		ASSERT_EQ(0, ue_track_init(&self->t));
-	}
-}
-
-/*
  * Upstream 6.6 "Fix non-spaced field matching": "u32 x;u32 y" did not match "u32 x; u32 y".
  * Words split at white space and after each ';' (a lone ';' matches nothing); a field list
  * of a dynamic_events delete splits at white space only, as upstream's does.
