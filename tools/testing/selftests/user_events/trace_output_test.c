@@ -1,22 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ftrace on user events: the trace and trace_pipe files show every field
- * of every event with all field types decoded (u8..s64, the C integer
- * names, char[N], __data_loc and __rel_loc strings, struct); the format
- * file describes them; event filters work on integer and string fields.
- *
- * consumer.*: every consumer that needs the trace core's full reserve and
- * commit (a filter, triggers with and without a condition, pid filters,
- * the stacktrace options, tp_printk) still sees the records of an event
- * whose other records take the lean path, and so do a snapshot and an
- * instance.
+ * ftrace on user events: the format file describes every field type (u8..s64, the C integer names,
+ * char[N], __data_loc and __rel_loc strings, struct); consumer.*: trace and trace_pipe decode them,
+ * and every consumer needing the trace core's full reserve and commit (filters on integers and
+ * strings, triggers, pid filters, stacktraces, tp_printk, snapshot, instance) still sees the
+ * records of an event whose other records take the lean path.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-
-#include "../kselftest_harness.h"
 #include "ue_util.h"
+#include "../kselftest_harness.h"
 
 #define FT_NAME		"uet_ft_all"
 #define FT_CMD		FT_NAME " u8 a; s8 b; u16 c; s16 d; u32 e; s32 f; " \
@@ -35,50 +26,22 @@ struct uet_pt {
 #define UET_PT_INIT	{ 1, 2 }
 #endif
 
-/* The event, registered and enabled in the top-level instance. */
-struct ft_event {
+FIXTURE(ftrace) {
 	struct ue_session *s;
 	struct ue_event *e;
-	struct ue_track t;
-};
-
-static void ft_setup(struct __test_metadata *_metadata, struct ft_event *f)
-{
-	f->s = NULL;
-	f->t.fd = -1;
-	if (!ue_available())
-		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
-	ASSERT_EQ(0, ue_track_init(&f->t));
-	ASSERT_EQ(0, ue_session_open(NULL, &f->s));
-	ASSERT_EQ(0, ue_register(f->s, FT_CMD, 0, &f->e));
-	ASSERT_EQ(0, ue_tracing_on());
-	ASSERT_EQ(0, ue_trace_clear());
-	ASSERT_EQ(0, ue_track_enable(&f->t, UE_SYS, FT_NAME));
-	ASSERT_TRUE(ue_wait_lib(f->e, true));
-}
-
-static void ft_teardown(struct ft_event *f)
-{
-	char path[PATH_MAX];
-
-	ue_tpath(path, sizeof(path), "events/%s/%s/filter", UE_SYS, FT_NAME);
-	ue_write_str(path, "0", O_TRUNC);
-	ue_track_cleanup(&f->t);
-	ue_session_close(f->s);
-}
-
-FIXTURE(ftrace) {
-	struct ft_event f;
 };
 
 FIXTURE_SETUP(ftrace)
 {
-	ft_setup(_metadata, &self->f);
+	if (!ue_available())
+		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
+	ASSERT_EQ(0, ue_session_open(NULL, &self->s));
+	ASSERT_EQ(0, ue_register(self->s, FT_CMD, 0, &self->e));
 }
 
 FIXTURE_TEARDOWN(ftrace)
 {
-	ft_teardown(&self->f);
+	ue_session_close(self->s);
 }
 
 /* Write the FT_COUNT records: record j has the values ft_text(j) shows */
@@ -112,20 +75,6 @@ static void ft_text(char *buf, size_t len, int j)
 		 0x123456789ull + j, 0x123456789ull + j, j, j, j);
 }
 
-/* @text has every record once, decoded, and no other */
-static void ft_check(struct __test_metadata *_metadata, const char *text)
-{
-	char want[512];
-	int j;
-
-	ASSERT_TRUE(ue_nonnull(text));
-	EXPECT_EQ(FT_COUNT, ue_count_str(text, FT_NAME ":"));
-	for (j = 0; j < FT_COUNT; j++) {
-		ft_text(want, sizeof(want), j);
-		EXPECT_EQ(1, ue_count_str(text, want)) TH_LOG("missing %s", want);
-	}
-}
-
 /*
  * What the O_NONBLOCK @fd has now: until @want records came (bounded by UE_WAIT_SECS), or with
  * @want 0 until there is no more.
@@ -152,37 +101,6 @@ static char *ft_read_fd(int fd, int want)
 	return buf;
 }
 
-TEST_F(ftrace, trace_file)
-{
-	char line[512], *text;
-
-	ft_write(_metadata, self->f.e);
-	text = ue_trace_read();
-	ft_check(_metadata, text);
-	if (ue_find_line(text, FT_NAME ":", line, sizeof(line)))
-		TH_LOG("trace: %s", line);
-	free(text);
-}
-
-TEST_F(ftrace, trace_pipe)
-{
-	char path[PATH_MAX], *text;
-	int fd;
-
-	ft_write(_metadata, self->f.e);
-	fd = open(ue_tpath(path, sizeof(path), "trace_pipe"), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	ASSERT_LE(0, fd);
-	text = ft_read_fd(fd, FT_COUNT);
-	close(fd);
-	ft_check(_metadata, text);
-	free(text);
-	/* consumed: trace has no more of them */
-	text = ue_trace_read();
-	ASSERT_TRUE(ue_nonnull(text));
-	EXPECT_EQ(0, ue_count_str(text, FT_NAME ":"));
-	free(text);
-}
-
 /*
  * The format file: offsets, sizes and signedness of every field.  A field is signed unless its type
  * starts with 'u', as upstream marks it: arrays, dynamic strings and structs included.
@@ -193,15 +111,12 @@ TEST_F(ftrace, format)
 		const char *decl;
 		int off, size, is_signed;
 	} f[] = {
-		{ "u8 a", 8, 1, 0 }, { "s8 b", 9, 1, 1 },
-		{ "u16 c", 10, 2, 0 }, { "s16 d", 12, 2, 1 },
-		{ "u32 e", 14, 4, 0 }, { "s32 f", 18, 4, 1 },
-		{ "u64 g", 22, 8, 0 }, { "s64 h", 30, 8, 1 },
-		{ "char i[", 38, 8, 1 }, { "__data_loc char[] k", 46, 4, 1 },
-		{ "__rel_loc char l[]", 50, 4, 1 },
-		{ "struct uet_pt n", 54, 8, 1 },
-		{ "unsigned int ui", 62, 4, 0 }, { "short sh", 66, 2, 1 },
-		{ "char ch", 68, 1, 1 }, { "int in", 69, 4, 1 },
+		{ "u8 a", 8, 1, 0 }, { "s8 b", 9, 1, 1 }, { "u16 c", 10, 2, 0 },
+		{ "s16 d", 12, 2, 1 }, { "u32 e", 14, 4, 0 }, { "s32 f", 18, 4, 1 },
+		{ "u64 g", 22, 8, 0 }, { "s64 h", 30, 8, 1 }, { "char i[", 38, 8, 1 },
+		{ "__data_loc char[] k", 46, 4, 1 }, { "__rel_loc char l[]", 50, 4, 1 },
+		{ "struct uet_pt n", 54, 8, 1 }, { "unsigned int ui", 62, 4, 0 },
+		{ "short sh", 66, 2, 1 }, { "char ch", 68, 1, 1 }, { "int in", 69, 4, 1 },
 	};
 	char want[128], *text = ue_format_read(UE_SYS, FT_NAME);
 	unsigned int i;
@@ -221,32 +136,6 @@ TEST_F(ftrace, format)
 	free(text);
 }
 
-/* Event filters on an integer, a __rel_loc and a __data_loc string. */
-TEST_F(ftrace, filter)
-{
-	static const struct { const char *filter; int hits[2]; } f[] = {
-		{ "c == 0x1235 || l == \"rl-3\"", { 1, 3 } },
-		{ "k ~ \"dl-[02]\"", { 0, 2 } },	/* a glob */
-	};
-	char path[PATH_MAX], want[512], *text;
-	int i, j;
-
-	ue_tpath(path, sizeof(path), "events/%s/%s/filter", UE_SYS, FT_NAME);
-	for (i = 0; i < ARRAY_SIZE(f); i++) {
-		ASSERT_EQ(0, ue_trace_clear());
-		ASSERT_EQ(0, ue_write_str(path, f[i].filter, O_TRUNC));
-		ft_write(_metadata, self->f.e);
-		text = ue_trace_read();
-		ASSERT_TRUE(ue_nonnull(text));
-		EXPECT_EQ(2, ue_count_str(text, FT_NAME ":")) TH_LOG("%s", f[i].filter);
-		for (j = 0; j < 2; j++) {
-			ft_text(want, sizeof(want), f[i].hits[j]);
-			EXPECT_EQ(1, ue_count_str(text, want));
-		}
-		free(text);
-	}
-}
-
 /*
  * A tracefs file (or, starting with '/', any file) and what to write to it to turn a consumer on
  * and off: "$PID" is the writer's pid, "$PPID" its parent's; no values is mkdir() and rmdir().
@@ -259,27 +148,46 @@ struct ft_act {
 #define FT_INST		"instances/uet_ft_consumer"
 #define FT_TP_PRINTK	"/proc/sys/kernel/tracepoint_printk"
 
+/* The event, registered and enabled in the top-level instance */
 FIXTURE(consumer) {
-	struct ft_event f;
-	int kmsg;
+	struct ue_session *s;
+	struct ue_event *e;
+	struct ue_track t;
+	int fd;		/* /dev/kmsg or trace_pipe, read by ft_read_fd() */
 };
 
 /*
  * Turn a consumer on (@act), write FT_COUNT records, then count @needle (NULL: the records) in
- * @where (NULL: trace): @want of them.  A consumer this kernel lacks (ENOENT, or no tp_printk at
- * boot) is a skip.
+ * @where (NULL: trace; trace_pipe: consumed, the trace has none left): @want of them.  A consumer
+ * this kernel lacks (ENOENT, or no tp_printk at boot) is a skip.
  */
 FIXTURE_VARIANT(consumer) {
 	struct ft_act act[2];	/* undone in reverse order */
 	const char *where, *needle;
 	int want;
+	unsigned int hits;	/* bit j: record j decoded once, else absent (0: unchecked) */
 	bool traceoff;	/* tracing_on reads 0 after the writes */
 	bool snapshot;	/* take a snapshot after the writes */
-	bool kmsg;	/* in /dev/kmsg instead, each decoded, no <OVERFLOW> */
+	bool kmsg;	/* in /dev/kmsg instead, no <OVERFLOW> */
 };
 
+FIXTURE_VARIANT_ADD(consumer, trace_file) { .want = FT_COUNT, .hits = 0xf };
+FIXTURE_VARIANT_ADD(consumer, trace_pipe) { .where = "trace_pipe", .want = FT_COUNT, .hits = 0xf };
+
 FIXTURE_VARIANT_ADD(consumer, filter) {
-	.act = { { FT_EV "filter", "c == 0x1235", "0" } }, .want = 1,
+	.act = { { FT_EV "filter", "c == 0x1235", "0" } }, .want = 1, .hits = 1 << 1,
+};
+
+/* on an integer or a __rel_loc string */
+FIXTURE_VARIANT_ADD(consumer, filter_or) {
+	.act = { { FT_EV "filter", "c == 0x1235 || l == \"rl-3\"", "0" } },
+	.want = 2, .hits = 1 << 1 | 1 << 3,
+};
+
+/* a glob on a __data_loc string */
+FIXTURE_VARIANT_ADD(consumer, filter_glob) {
+	.act = { { FT_EV "filter", "k ~ \"dl-[02]\"", "0" } },
+	.want = 2, .hits = 1 << 0 | 1 << 2,
 };
 
 /* traceoff runs after the commit: the first record stops tracing */
@@ -293,16 +201,13 @@ FIXTURE_VARIANT_ADD(consumer, trigger_cond) {
 	.want = 3, .traceoff = true,
 };
 
-FIXTURE_VARIANT_ADD(consumer, pid_other) {
-	.act = { { "set_event_pid", "$PPID", "" } }, .want = 0,
-};
-
+FIXTURE_VARIANT_ADD(consumer, pid_other) { .act = { { "set_event_pid", "$PPID", "" } } };
 FIXTURE_VARIANT_ADD(consumer, pid_self) {
 	.act = { { "set_event_pid", "$PID", "" } }, .want = FT_COUNT,
 };
 
 FIXTURE_VARIANT_ADD(consumer, notrace_pid_self) {
-	.act = { { "set_event_notrace_pid", "$PID", "" } }, .want = 0,
+	.act = { { "set_event_notrace_pid", "$PID", "" } },
 };
 
 FIXTURE_VARIANT_ADD(consumer, stacktrace) {
@@ -319,18 +224,16 @@ FIXTURE_VARIANT_ADD(consumer, userstacktrace) {
  * record length: "<OVERFLOW>" for every field, and a lockdep WARN).
  */
 FIXTURE_VARIANT_ADD(consumer, tp_printk) {
-	.act = { { FT_TP_PRINTK, "1", "0" } }, .want = FT_COUNT, .kmsg = true,
+	.act = { { FT_TP_PRINTK, "1", "0" } }, .want = FT_COUNT, .hits = 0xf, .kmsg = true,
 };
 
 /* a filter that passes all: the record is built in the buffered event */
 FIXTURE_VARIANT_ADD(consumer, tp_printk_filtered) {
 	.act = { { FT_EV "filter", "c != 0", "0" }, { FT_TP_PRINTK, "1", "0" } },
-	.want = FT_COUNT, .kmsg = true,
+	.want = FT_COUNT, .hits = 0xf, .kmsg = true,
 };
 
-FIXTURE_VARIANT_ADD(consumer, snapshot) {
-	.where = "snapshot", .want = FT_COUNT, .snapshot = true,
-};
+FIXTURE_VARIANT_ADD(consumer, snapshot) { .where = "snapshot", .want = FT_COUNT, .snapshot = true };
 
 FIXTURE_VARIANT_ADD(consumer, instance) {
 	.act = { { FT_INST }, { FT_INST "/" FT_EV "enable", "1", "0" } },
@@ -364,12 +267,20 @@ FIXTURE_SETUP(consumer)
 	char *v;
 	int i, ret;
 
-	self->kmsg = -1;
-	ft_setup(_metadata, &self->f);
+	self->fd = -1;
+	if (!ue_available())
+		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
+	ASSERT_EQ(0, ue_track_init(&self->t));
+	ASSERT_EQ(0, ue_session_open(NULL, &self->s));
+	ASSERT_EQ(0, ue_register(self->s, FT_CMD, 0, &self->e));
+	ASSERT_EQ(0, ue_tracing_on());
+	ASSERT_EQ(0, ue_trace_clear());
+	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, FT_NAME));
+	ASSERT_TRUE(ue_wait_lib(self->e, true));
 	if (variant->kmsg) {
-		self->kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		ASSERT_LE(0, self->kmsg);
-		ASSERT_LE(0, lseek(self->kmsg, 0, SEEK_END));
+		self->fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		ASSERT_LE(0, self->fd);
+		ASSERT_LE(0, lseek(self->fd, 0, SEEK_END));
 	}
 	for (i = 0; i < ARRAY_SIZE(variant->act) && variant->act[i].path; i++) {
 		ret = ft_act_do(&variant->act[i], true);
@@ -397,18 +308,21 @@ FIXTURE_TEARDOWN(consumer)
 		ft_act_do(&ft_tracing_on, true);
 	if (variant->snapshot)
 		ft_act_do(&ft_snapshot, false);
-	if (self->kmsg >= 0)
-		close(self->kmsg);
-	ft_teardown(&self->f);
+	if (self->fd >= 0)
+		close(self->fd);
+	ue_track_cleanup(&self->t);
+	ue_session_close(self->s);
 }
 
 TEST_F(consumer, sees_records)
 {
 	const char *needle = variant->needle ?: FT_NAME ":";
 	const char *where = variant->where ?: "trace";
-	char path[PATH_MAX], *text;
+	bool pipe = !strcmp(where, "trace_pipe");
+	char path[PATH_MAX], want[512], *text;
+	int i;
 
-	ft_write(_metadata, self->f.e);
+	ft_write(_metadata, self->e);
 	if (variant->snapshot)
 		ASSERT_EQ(0, ft_act_do(&ft_snapshot, true));
 	if (variant->traceoff) {
@@ -417,21 +331,31 @@ TEST_F(consumer, sees_records)
 		EXPECT_EQ('0', text[0]) TH_LOG("tracing_on: %s", text);
 		free(text);
 	}
-	if (variant->kmsg)
-		text = ft_read_fd(self->kmsg, 0);
+	ue_tpath(path, sizeof(path), "%s", where);
+	if (pipe) {
+		self->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		ASSERT_LE(0, self->fd);
+	}
+	if (self->fd >= 0)
+		text = ft_read_fd(self->fd, pipe ? FT_COUNT : 0);
 	else
-		text = ue_read_all(ue_tpath(path, sizeof(path), "%s", where));
+		text = ue_read_all(path);
 	ASSERT_TRUE(ue_nonnull(text));
 	EXPECT_EQ(variant->want, ue_count_str(text, needle))
 		TH_LOG("%s in %s:\n%s", needle, where, text);
-	if (variant->kmsg) {
-		ft_check(_metadata, text);
-		EXPECT_EQ(0, ue_count_str(text, "<OVERFLOW>")) TH_LOG("%s", text);
+	for (i = 0; variant->hits && i < FT_COUNT; i++) {
+		ft_text(want, sizeof(want), i);
+		EXPECT_EQ(variant->hits >> i & 1, ue_count_str(text, want)) TH_LOG("%s", want);
 	}
+	if (variant->kmsg)
+		EXPECT_EQ(0, ue_count_str(text, "<OVERFLOW>")) TH_LOG("%s", text);
 	free(text);
+	if (pipe) {
+		text = ue_trace_read();
+		ASSERT_TRUE(ue_nonnull(text));
+		EXPECT_EQ(0, ue_count_str(text, FT_NAME ":"));
+		free(text);
+	}
 }
 
-int main(int argc, char **argv)
-{
-	return ue_main(argc, argv, test_harness_run);
-}
+TEST_HARNESS_MAIN
