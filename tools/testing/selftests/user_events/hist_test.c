@@ -1,15 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Hist triggers on user events: "hist:keys=field" counts exactly the
- * events written, per key, for integer keys (with a value sum) and for
- * __rel_loc string keys.
+ * Hist triggers on user events: "hist:keys=field" counts exactly the events written, per key, for
+ * integer keys and for __rel_loc string keys, with a value sum.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-
-#include "../kselftest_harness.h"
 #include "ue_util.h"
+#include "../kselftest_harness.h"
 
 #define HT_NAME		"uet_hist_ev"
 #define HT_CMD		HT_NAME " u32 key; u64 val; __rel_loc char[] who"
@@ -53,11 +48,11 @@ FIXTURE_TEARDOWN(hist)
 }
 
 /*
- * Set hist trigger @trig, write key k (key k, val 10 * k + 1, who "w<k>")
- * k + 1 times and check the count and sum of val per key.
+ * Set hist trigger @trig, write key k (key k, val 10 * k + 1, who "w<k>") k + 1 times and check
+ * the count and sum of val per key.
  */
-static void check_hist(struct __test_metadata *_metadata,
-		       struct ue_event *e, const char **active, const char *trig)
+static void check_hist(struct __test_metadata *_metadata, struct ue_event *e, const char **active,
+		       const char *trig)
 {
 	unsigned long long hits, sum, total = 0;
 	char *text, *line, *save, who[32];
@@ -71,22 +66,16 @@ static void check_hist(struct __test_metadata *_metadata,
 	for (k = 0; k < HT_KEYS; k++) {
 		snprintf(who, sizeof(who), "w%d", k);
 		for (n = 0; n <= k; n++)
-			ASSERT_EQ(0, ue_write(e, (unsigned int)k,
-					      (uint64_t)(10 * k + 1), who));
+			ASSERT_EQ(0, ue_write(e, (unsigned int)k, (uint64_t)(10 * k + 1), who));
 	}
-
 	text = ue_read_all(hist_path);
 	ASSERT_TRUE(ue_nonnull(text));
-	for (line = strtok_r(text, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (sscanf(line, "{ key: %u } hitcount: %llu val: %llu", &key,
-			   &hits, &sum) == 3 ||
-		    sscanf(line, "{ who: w%u } hitcount: %llu val: %llu", &key,
-			   &hits, &sum) == 3) {
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "{ key: %u } hitcount: %llu val: %llu", &key, &hits, &sum) == 3 ||
+		    sscanf(line, "{ who: w%u } hitcount: %llu val: %llu", &key, &hits, &sum) == 3) {
 			ASSERT_LT(key, HT_KEYS) TH_LOG("%s", line);
 			EXPECT_EQ(key + 1, hits) TH_LOG("%s", line);
-			EXPECT_EQ((key + 1) * (10 * key + 1), sum)
-				TH_LOG("%s", line);
+			EXPECT_EQ((key + 1) * (10 * key + 1), sum) TH_LOG("%s", line);
 			seen |= 1U << key;
 			if (key == 3)
 				TH_LOG("hist: %s", line);
@@ -98,25 +87,19 @@ static void check_hist(struct __test_metadata *_metadata,
 	/* every key seen; a malformed key line leaves its hits unmatched */
 	EXPECT_EQ((1U << HT_KEYS) - 1, seen);
 	EXPECT_EQ(HT_KEYS * (HT_KEYS + 1) / 2, total);
-
 	EXPECT_EQ(0, trigger_off(active));
 	EXPECT_TRUE(ue_wait_lib(e, false));
 }
 
 TEST_F(hist, int_key)
 {
-	check_hist(_metadata, self->e, &self->active,
-		   "hist:keys=key:vals=hitcount,val:sort=key");
+	check_hist(_metadata, self->e, &self->active, "hist:keys=key:vals=hitcount,val:sort=key");
 }
 
 /* keys on a __rel_loc string */
 TEST_F(hist, string_key)
 {
-	check_hist(_metadata, self->e, &self->active,
-		   "hist:keys=who:vals=hitcount,val:sort=who");
+	check_hist(_metadata, self->e, &self->active, "hist:keys=who:vals=hitcount,val:sort=who");
 }
 
-int main(int argc, char **argv)
-{
-	return ue_main(argc, argv, test_harness_run);
-}
+TEST_HARNESS_MAIN
