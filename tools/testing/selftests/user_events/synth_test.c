@@ -1,16 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A synthetic latency event built from two user events: hist triggers on
- * the request start (saving the timestamp per id) and end (computing the
- * latency and firing onmatch().trace()) produce exactly one latency record
- * per request in the trace.
+ * A synthetic latency event built from two user events: hist triggers on the request start (saving
+ * the timestamp per id) and end (computing the latency and firing onmatch().trace()) produce
+ * exactly one latency record per request in the trace.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-
-#include "../kselftest_harness.h"
 #include "ue_util.h"
+#include "../kselftest_harness.h"
 
 #define SY_START	"uet_syn_req_start"
 #define SY_END		"uet_syn_req_end"
@@ -26,8 +21,7 @@ static const struct {
 	const char *file, *on, *off;
 } steps[] = {
 	{ "synthetic_events", SY_SYNTH, "!" SY_SYNTH },
-	{ "events/" UE_SYS "/" SY_START "/trigger", SY_TRIG_START,
-	  "!" SY_TRIG_START },
+	{ "events/" UE_SYS "/" SY_START "/trigger", SY_TRIG_START, "!" SY_TRIG_START },
 	/* it refers to the synthetic event: removed before it */
 	{ "events/" UE_SYS "/" SY_END "/trigger", SY_TRIG_END, "!" SY_TRIG_END },
 	{ "events/synthetic/" SY_LAT "/enable", "1", "0" },
@@ -80,8 +74,7 @@ TEST_F(synth, latency)
 	int i, got, records = 0;
 
 	for (; self->done < (int)ARRAY_SIZE(steps); self->done++)
-		ASSERT_EQ(0, step(self->done, true))
-			TH_LOG("%s", steps[self->done].on);
+		ASSERT_EQ(0, step(self->done, true)) TH_LOG("%s", steps[self->done].on);
 	ASSERT_TRUE(ue_wait_lib(self->start, true));
 	ASSERT_TRUE(ue_wait_lib(self->end, true));
 
@@ -93,8 +86,7 @@ TEST_F(synth, latency)
 
 	text = ue_trace_read();
 	ASSERT_TRUE(ue_nonnull(text));
-	for (line = strtok_r(text, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		p = strstr(line, SY_LAT ": ");
 		if (!p)
 			continue;
@@ -113,7 +105,4 @@ TEST_F(synth, latency)
 	EXPECT_EQ((1U << SY_REQS) - 1, seen);
 }
 
-int main(int argc, char **argv)
-{
-	return ue_main(argc, argv, test_harness_run);
-}
+TEST_HARNESS_MAIN
