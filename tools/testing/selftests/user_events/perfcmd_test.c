@@ -1,16 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The perf tool on user events: "perf record -e user_events:NAME -- writer"
- * and "perf script" decode every field of every event, also with ":u"
- * (exclude_kernel).  The event is created persistent (dynamic_events) for
- * perf to find; the writer (this binary) registers the same format.
+ * The perf tool on user events: "perf record -e user_events:NAME -- writer" and "perf script"
+ * decode every field of every event, also with ":u" (exclude_kernel).  The event is created
+ * persistent (dynamic_events) for perf to find; the writer (this binary) registers the same format.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-
-#include "../kselftest_harness.h"
 #include "ue_util.h"
+#include "../kselftest_harness.h"
 
 #define PC_COUNT	20
 
@@ -48,15 +43,12 @@ TEST_F_TIMEOUT(perfcmd, record_script, 240)
 	char event[128], count[16], expect[128];
 	int i, ret;
 
-	snprintf(event, sizeof(event), "user_events:%s%s", variant->name,
-		 variant->modifier);
+	snprintf(event, sizeof(event), "user_events:%s%s", variant->name, variant->modifier);
 	snprintf(count, sizeof(count), "%d", PC_COUNT);
-	ret = ue_run_tool(self->out, "perf", "record", "-q", "--no-buildid",
-			  "-e", event, "-o", self->data, "--",
-			  ue_self(), UE_WRITER_ARG, variant->name, count, NULL);
+	ret = ue_run_tool(self->out, "perf", "record", "-q", "--no-buildid", "-e", event, "-o",
+			  self->data, "--", ue_self(), UE_WRITER_ARG, variant->name, count, NULL);
 	if (!ret)
-		ret = ue_run_tool(self->out, "perf", "script", "-i", self->data,
-				  NULL);
+		ret = ue_run_tool(self->out, "perf", "script", "-i", self->data, NULL);
 	if (ret)
 		ue_dump(self->out, 40);
 	ASSERT_EQ(0, ret) TH_LOG("perf record or script failed");
