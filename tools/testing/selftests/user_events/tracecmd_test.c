@@ -1,19 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * trace-cmd on user events: after "trace-cmd start -e user_events:NAME",
- * the writer (this binary), "trace-cmd stop" and "extract", "trace-cmd
- * report" decodes every field of every event, __data_loc and __rel_loc
- * strings included.  The event is created persistent (dynamic_events) for
- * trace-cmd to enable it before the writer registers the same format.
- * Not "trace-cmd record WRITER": its recorders stop when the writer exits
- * and may leave the last records of a CPU's buffer unread.
+ * trace-cmd on user events: after "trace-cmd start -e user_events:NAME", the writer (this binary),
+ * "trace-cmd stop" and "extract", "trace-cmd report" decodes every field of every event,
+ * __data_loc and __rel_loc strings included.  The event is created persistent (dynamic_events) for
+ * trace-cmd to enable it before the writer registers the same format.  Not "trace-cmd record
+ * WRITER": its recorders stop when the writer exits and may leave a CPU's last records unread.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-
-#include "../kselftest_harness.h"
 #include "ue_util.h"
+#include "../kselftest_harness.h"
 
 #define TC_NAME		"uet_tc_ev"
 #define TC_DATA		"/tmp/uet_tc.dat"
@@ -51,19 +45,15 @@ TEST_F_TIMEOUT(tracecmd, record_report, 240)
 	int i, ret;
 
 	snprintf(count, sizeof(count), "%d", TC_COUNT);
-	ret = ue_run_tool(TC_OUT, "trace-cmd", "start", "-e",
-			  "user_events:" TC_NAME, NULL);
+	ret = ue_run_tool(TC_OUT, "trace-cmd", "start", "-e", "user_events:" TC_NAME, NULL);
 	if (!ret)
-		ret = ue_run_tool(TC_OUT, ue_self(), UE_WRITER_ARG, TC_NAME,
-				  count, NULL);
+		ret = ue_run_tool(TC_OUT, ue_self(), UE_WRITER_ARG, TC_NAME, count, NULL);
 	if (!ret)
 		ret = ue_run_tool(TC_OUT, "trace-cmd", "stop", NULL);
 	if (!ret)
-		ret = ue_run_tool(TC_OUT, "trace-cmd", "extract", "-o", TC_DATA,
-				  NULL);
+		ret = ue_run_tool(TC_OUT, "trace-cmd", "extract", "-o", TC_DATA, NULL);
 	if (!ret)
-		ret = ue_run_tool(TC_OUT, "trace-cmd", "report", "-i", TC_DATA,
-				  NULL);
+		ret = ue_run_tool(TC_OUT, "trace-cmd", "report", "-i", TC_DATA, NULL);
 	if (ret)
 		ue_dump(TC_OUT, 40);
 	ASSERT_EQ(0, ret) TH_LOG("trace-cmd start/writer/stop/extract/report failed");
