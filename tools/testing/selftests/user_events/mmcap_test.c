@@ -1,19 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * user_events: an address space holds at most 65536 registrations; one
- * more fails with ENOSPC, for any event, and has no side effect.
- *
- * The kernel finds a registration by the long that holds its bit, so the
- * 65536 registrations take linear time: about 2 s under QEMU TCG.
- *
+ * user_events: an address space holds at most 65536 registrations; one more fails with ENOSPC, for
+ * any event, and has no side effect.  The kernel finds a registration by the long that holds its
+ * bit: the 65536 registrations take linear time, about 2 s under QEMU TCG.
  * EXPECTED TO FAIL ON UPSTREAM (6.12): it has no such cap.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-
-#include "../kselftest_harness.h"
 #include "ue_util.h"
+#include "../kselftest_harness.h"
 
 #define MM_CAP		65536
 
@@ -51,7 +44,6 @@ static void mm_cap_child(struct __test_metadata *_metadata)
 		ret = reg(fd, "uet_mm_cap u32 a", w, i);
 	EXPECT_EQ(0, ret) TH_LOG("registration %d: %d", i - 1, ret);
 	TH_LOG("%d registrations took %.1f s", MM_CAP, ue_elapsed(&start));
-
 	/* one more, same event or another one */
 	EXPECT_EQ(-ENOSPC, reg(fd, "uet_mm_cap u32 a", w, MM_CAP));
 	EXPECT_EQ(-ENOSPC, reg(fd, "uet_mm_cap2 u32 a", w, MM_CAP + 1));
@@ -78,7 +70,6 @@ TEST_F_TIMEOUT(mmcap, per_mm_cap, 600)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	TH_LOG("with the exit: %.1f s", ue_elapsed(&start));
-
 	/* The exit dropped them all */
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_mm_cap"));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_mm_cap2"));
