@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * user_events: USER_EVENT_REG_MULTI_FORMAT.  Each (name, format) pair
- * registered with the flag is one event of the user_events_multi system,
- * NAME.<hex id>, shared by all who register the same pair; other formats
- * get other versions, independent of the single-format event of the name.
+ * user_events: USER_EVENT_REG_MULTI_FORMAT.  Each (name, format) pair registered with the flag is
+ * one event of the user_events_multi system, NAME.<hex id>, shared by all who register the same
+ * pair; other formats get other versions, independent of the single-format event of the name.
  *
- * PARTLY EXPECTED TO FAIL ON UPSTREAM (6.12): it does not list versions in
- * dynamic_events under their tracepoint names, accepts "u:NAME.<hex>",
- * and removes unused events and deletes only after a delay (EBUSY).
+ * PARTLY EXPECTED TO FAIL ON UPSTREAM (6.12): it does not list versions in dynamic_events under
+ * their tracepoint names, accepts "u:NAME.<hex>", and removes unused events and deletes only after
+ * a delay (EBUSY).
  */
 #include "ue_util.h"
 #include "../kselftest_harness.h"
@@ -31,9 +30,10 @@ FIXTURE_TEARDOWN(multi)
 #define REG_MULTI(fd, cmd, bit, idx) \
 	ue_track_reg_fd(&self->t, fd, cmd, self->page, 4, bit, MULTI, idx)
 
+/* The status file names the tracepoint, with its users */
 TEST_F(multi, system_and_name)
 {
-	char tp[UE_NAME_MAX] = "", line[512];
+	char tp[UE_NAME_MAX] = "", line[512], want[512];
 
 	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_sys u32 a", 0, NULL));
 	ASSERT_EQ(1, ue_multi_versions("uet_mu_sys", "a", tp, sizeof(tp)));
@@ -43,45 +43,26 @@ TEST_F(multi, system_and_name)
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_mu_sys"));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, tp));
 	EXPECT_GE(ue_field_offset(UE_SYS_MULTI, tp, "a"), 0);
-	/* The status file names the tracepoint */
 	ASSERT_TRUE(ue_status_line(tp, line, sizeof(line)));
 	EXPECT_STREQ(tp, line);
 	EXPECT_FALSE(ue_status_line("uet_mu_sys", line, sizeof(line)));
+	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS_MULTI, tp));
+	ASSERT_TRUE(ue_status_line(tp, line, sizeof(line)));
+	snprintf(want, sizeof(want), "%s # Used by ftrace", tp);
+	EXPECT_STREQ(want, line);
 	/* dynamic_events lists it by its registered name, no version id, as upstream */
 	EXPECT_FALSE(ue_dyn_line(tp, line, sizeof(line)));
 	EXPECT_EQ(1, ue_dyn_count("u:uet_mu_sys u32 a"));
 }
 
+/*
+ * The same (name, format), also spaced otherwise, from another fd or another process (registering
+ * first): the same tracepoint, which lives on while any of them uses it.
+ */
 TEST_F(multi, same_format_shared)
 {
-	char tp[UE_NAME_MAX] = "", tp2[UE_NAME_MAX] = "";
-	int fd2, id;
-
-	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_shared u32 a; u64 b", 0, NULL));
-	ASSERT_EQ(1, ue_multi_versions("uet_mu_shared", "a", tp, sizeof(tp)));
-	id = ue_event_id(UE_SYS_MULTI, tp);
-	ASSERT_GT(id, 0);
-	/* Same fd with other spacing, then another fd */
-	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_shared u32 a;u64 b;", 1, NULL));
-	fd2 = ue_open_data();
-	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, REG_MULTI(fd2, "uet_mu_shared  u32 a; u64 b", 2, NULL));
-	EXPECT_EQ(1, ue_multi_versions("uet_mu_shared", "a", tp2, sizeof(tp2)));
-	EXPECT_STREQ(tp, tp2);
-	EXPECT_EQ(id, ue_event_id(UE_SYS_MULTI, tp));
-	ue_track_cleanup(&self->t);
-	close(fd2);
-	EXPECT_EQ(0, ue_multi_versions("uet_mu_shared", NULL, NULL, 0));
-}
-
-/*
- * A second process registers the same (name, format): it gets the same
- * tracepoint, which lives on while either of them uses it.
- */
-TEST_F(multi, same_format_two_processes)
-{
 	char tp[UE_NAME_MAX] = "", tp2[UE_NAME_MAX] = "", c = 0;
-	int go[2], done[2], status, ret;
+	int go[2], done[2], status, ret, fd2, id;
 	__u32 word = 0;
 	pid_t pid;
 
@@ -92,7 +73,8 @@ TEST_F(multi, same_format_two_processes)
 	if (!pid) {
 		close(go[0]);
 		close(done[1]);
-		ret = ue_reg(ue_open_data(), "uet_mu_procs u32 a", &word, 4, 0, MULTI, NULL);
+		ret = ue_reg(ue_open_data(), "uet_mu_shared u32 a; u64 b", &word, 4, 0, MULTI,
+			     NULL);
 		c = ret ? 'E' : 'R';
 		if (write(go[1], &c, 1) != 1 || read(done[0], &c, 1) != 1)
 			_exit(2);
@@ -100,14 +82,20 @@ TEST_F(multi, same_format_two_processes)
 	}
 	close(go[1]);
 	close(done[0]);
-	/* The child registered first */
 	ASSERT_EQ(1, read(go[0], &c, 1));
 	ASSERT_EQ('R', c);
-	ASSERT_EQ(1, ue_multi_versions("uet_mu_procs", "a", tp, sizeof(tp)));
-	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_procs u32 a", 0, NULL));
-	EXPECT_EQ(1, ue_multi_versions("uet_mu_procs", "a", tp2, sizeof(tp2)));
+	ASSERT_EQ(1, ue_multi_versions("uet_mu_shared", "a", tp, sizeof(tp)));
+	id = ue_event_id(UE_SYS_MULTI, tp);
+	ASSERT_GT(id, 0);
+	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_shared u32 a; u64 b", 0, NULL));
+	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_shared u32 a;u64 b;", 1, NULL));
+	fd2 = ue_open_data();
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, REG_MULTI(fd2, "uet_mu_shared  u32 a; u64 b", 2, NULL));
+	EXPECT_EQ(1, ue_multi_versions("uet_mu_shared", "a", tp2, sizeof(tp2)));
 	EXPECT_STREQ(tp, tp2);
-	/* The child goes away; our registration keeps the tracepoint */
+	EXPECT_EQ(id, ue_event_id(UE_SYS_MULTI, tp));
+	/* The child goes away; our registrations keep the tracepoint */
 	ASSERT_EQ(1, write(done[1], &c, 1));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -115,14 +103,19 @@ TEST_F(multi, same_format_two_processes)
 	close(go[0]);
 	close(done[1]);
 	ue_track_cleanup(&self->t);
+	close(fd2);
 	EXPECT_FALSE(ue_event_exists(UE_SYS_MULTI, tp));
+	EXPECT_EQ(0, ue_multi_versions("uet_mu_shared", NULL, NULL, 0));
 }
 
+/* Other formats, other versions */
 TEST_F(multi, other_format_other_version)
 {
 	char a[UE_NAME_MAX] = "", b[UE_NAME_MAX] = "", c[UE_NAME_MAX] = "";
+	int fd = ue_open_data();
 	__u32 ia, ib, ic;
 
+	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_vers u32 fa", 0, &ia));
 	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_vers u64 fb", 1, &ib));
 	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_vers", 2, &ic));
@@ -142,43 +135,17 @@ TEST_F(multi, other_format_other_version)
 	EXPECT_EQ(1, ue_dyn_count("u:uet_mu_vers u64 fb"));
 	EXPECT_EQ(1, ue_dyn_count("u:uet_mu_vers"));
 	EXPECT_FALSE(ue_dyn_line(a, c, sizeof(c)));
+	/* A version whose only user leaves goes, alone */
+	ASSERT_EQ(0, ue_reg(fd, "uet_mu_vers u16 fz", self->page, 4, 3, MULTI, NULL));
+	ASSERT_EQ(4, ue_multi_versions("uet_mu_vers", "fz", c, sizeof(c)));
+	ASSERT_EQ(0, ue_unreg(fd, self->page, 3));
+	close(fd);
+	EXPECT_FALSE(ue_event_exists(UE_SYS_MULTI, c));
+	EXPECT_TRUE(ue_event_exists(UE_SYS_MULTI, a));
+	EXPECT_TRUE(ue_event_exists(UE_SYS_MULTI, b));
+	EXPECT_EQ(3, ue_multi_versions("uet_mu_vers", NULL, NULL, 0));
 	ue_track_cleanup(&self->t);
 	EXPECT_EQ(0, ue_multi_versions("uet_mu_vers", NULL, NULL, 0));
-}
-
-TEST_F(multi, version_removed_alone)
-{
-	char a[UE_NAME_MAX] = "", b[UE_NAME_MAX] = "";
-	int fd = ue_open_data();
-
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, ue_reg(fd, "uet_mu_alone u32 fa", self->page, 4, 0, MULTI, NULL));
-	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_alone u64 fb", 1, NULL));
-	ASSERT_EQ(2, ue_multi_versions("uet_mu_alone", "fa", a, sizeof(a)));
-	ASSERT_EQ(2, ue_multi_versions("uet_mu_alone", "fb", b, sizeof(b)));
-	ASSERT_EQ(0, ue_unreg(fd, self->page, 0));
-	close(fd);
-	EXPECT_FALSE(ue_event_exists(UE_SYS_MULTI, a));
-	EXPECT_TRUE(ue_event_exists(UE_SYS_MULTI, b));
-	EXPECT_EQ(1, ue_multi_versions("uet_mu_alone", NULL, NULL, 0));
-}
-
-TEST_F(multi, coexists_with_single)
-{
-	char tp[UE_NAME_MAX] = "";
-	__u32 single, multi;
-
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_mu_both u64 x", self->page, 4, 0, &single));
-	/* Other fields than the single-format event: no EADDRINUSE */
-	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_both u32 a", 1, &multi));
-	/* Even the very same fields are a separate multi-format event */
-	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_both u64 x", 2, NULL));
-	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_mu_both"));
-	EXPECT_EQ(2, ue_multi_versions("uet_mu_both", "a", tp, sizeof(tp)));
-	EXPECT_NE(single, multi);
-	EXPECT_NE(ue_event_id(UE_SYS, "uet_mu_both"), ue_event_id(UE_SYS_MULTI, tp));
-	/* The single-format rules still apply to the single-format event */
-	EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, "uet_mu_both u32 a", self->page, 4, 3, 0, NULL));
 }
 
 /* Enabling (sys, tp) sets exactly the bits @on of @w, disabling clears them */
@@ -197,40 +164,33 @@ static void expect_bits(struct __test_metadata *_metadata, struct ue_track *t, _
 		EXPECT_TRUE(ue_wait_bit(w, 4, bit, false)) TH_LOG("%s bit %d", tp, bit);
 }
 
+/*
+ * Versions beside the single-format event of the name, registered before and after it: other
+ * fields are no EADDRINUSE, the very same fields another event; each flips its own users' bits.
+ */
 TEST_F(multi, enable_one_version)
 {
 	char a[UE_NAME_MAX] = "", b[UE_NAME_MAX] = "";
-	__u32 *w = (__u32 *)self->page;
+	__u32 *w = (__u32 *)self->page, single, multi;
 	int fd2 = ue_open_data();
 
 	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_en u32 fa", 0, NULL));
+	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_en u32 fa", 0, &multi));
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_mu_en u32 fa", self->page, 4, 3, &single));
 	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_en u64 fb", 1, NULL));
 	ASSERT_EQ(0, REG_MULTI(fd2, "uet_mu_en u32 fa", 2, NULL));
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_mu_en u32 fa", self->page, 4, 3, NULL));
+	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_mu_en"));
 	ASSERT_EQ(2, ue_multi_versions("uet_mu_en", "fa", a, sizeof(a)));
 	ASSERT_EQ(2, ue_multi_versions("uet_mu_en", "fb", b, sizeof(b)));
-	/* Each version flips the bits of its own users, on every fd */
+	EXPECT_NE(single, multi);
+	EXPECT_NE(ue_event_id(UE_SYS, "uet_mu_en"), ue_event_id(UE_SYS_MULTI, a));
+	/* The single-format rules still apply to the single-format event */
+	EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, "uet_mu_en u64 fb", self->page, 4, 4, 0, NULL));
 	expect_bits(_metadata, &self->t, w, UE_SYS_MULTI, a, 1u << 0 | 1u << 2);
 	expect_bits(_metadata, &self->t, w, UE_SYS_MULTI, b, 1u << 1);
-	/* The single-format event of the same name flips only its own bit */
 	expect_bits(_metadata, &self->t, w, UE_SYS, "uet_mu_en", 1u << 3);
 	ue_track_cleanup(&self->t);
 	close(fd2);
-}
-
-TEST_F(multi, status_shows_versions)
-{
-	char a[UE_NAME_MAX] = "", line[512], want[512];
-
-	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_st u32 fa", 0, NULL));
-	ASSERT_EQ(1, ue_multi_versions("uet_mu_st", "fa", a, sizeof(a)));
-	ASSERT_TRUE(ue_status_line(a, line, sizeof(line)));
-	EXPECT_STREQ(a, line);
-	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS_MULTI, a));
-	ASSERT_TRUE(ue_status_line(a, line, sizeof(line)));
-	snprintf(want, sizeof(want), "%s # Used by ftrace", a);
-	EXPECT_STREQ(want, line);
 }
 
 /* Register each of @cmds with PERSIST | MULTI, then drop all users. */
