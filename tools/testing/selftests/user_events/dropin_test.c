@@ -12,54 +12,56 @@
 
 #define MAX_PATH	"/proc/sys/kernel/user_events_max"
 
-/* Open perf on @name and map its ring: the perf fd, or -errno */
-static int di_ring_open(struct ue_ring *r, const char *name)
-{
-	int id = ue_event_id(UE_SYS, name), fd, ret;
-
-	if (id < 0)
-		return id;
-	fd = ue_perf_open(id, false);
-	if (fd < 0)
-		return -errno;
-	ret = ue_ring_map(r, fd);
-	if (ret)
-		close(fd);
-	return ret ?: fd;
-}
-
-FIXTURE(di) {
-	struct ue_track t;
-	__u32 word;
-};
+FIXTURE(di) { UE_FIXTURE_MEMBERS; };
 
 FIXTURE_SETUP(di)
 {
-	if (!ue_available())
-		SKIP(return, "user_events not available (tracefs or root)");
-	ASSERT_EQ(0, ue_track_init(&self->t));
-	self->word = 0;
+	UE_SETUP(0);
 }
 
 FIXTURE_TEARDOWN(di)
 {
-	ue_track_cleanup(&self->t);
+	UE_TEARDOWN();
+}
+
+/* Register @cmd at bit 0 of the page, deleted at the end: its write index */
+static __u32 di_reg(struct __test_metadata *_metadata, struct _test_data_di *self, const char *cmd,
+		    bool enable)
+{
+	char name[UE_NAME_MAX];
+	__u32 idx;
+	int ret;
+
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(cmd, " "), cmd);
+	ue_track_del(&self->t, name);
+	ret = enable ? ue_reg_enabled(&self->t, self->page, cmd, name, 0, &idx) :
+		       ue_track_reg(&self->t, cmd, self->page, 4, 0, &idx);
+	ASSERT_EQ(0, ret) TH_LOG("%s", cmd);
+	return idx;
+}
+
+/* Open perf on @name and map its ring: the perf fd */
+static int di_ring_open(struct __test_metadata *_metadata, struct ue_ring *r, const char *name)
+{
+	int fd = ue_perf_open(ue_event_id(UE_SYS, name), false);
+
+	ASSERT_LE(0, fd) TH_LOG("perf_event_open: %s", strerror(errno));
+	ASSERT_EQ(0, ue_ring_map(r, fd));
+	return fd;
 }
 
 /* Register @cmd, write @len bytes of @payload with ftrace on, find it. */
-static void di_client(struct __test_metadata *_metadata, struct ue_track *t, __u32 *word,
-		      const char *cmd, const char *name, const void *payload, size_t len)
+static void di_client(struct __test_metadata *_metadata, struct _test_data_di *self,
+		      const char *cmd, const void *payload, size_t len)
 {
+	__u32 idx = di_reg(_metadata, self, cmd, true);
 	char *text;
-	__u32 idx;
 
-	ue_track_del(t, name);
-	ASSERT_EQ(0, ue_reg_enabled(t, word, cmd, name, 0, &idx));
 	ASSERT_EQ(0, ue_trace_clear());
-	ASSERT_EQ((ssize_t)(len + 4), ue_emit(t->fd, idx, payload, len));
+	ASSERT_EQ((ssize_t)(len + 4), ue_emit(self->t.fd, idx, payload, len));
 	text = ue_trace_read();
 	ASSERT_TRUE(ue_nonnull(text));
-	EXPECT_TRUE(ue_nonnull(strstr(text, name))) TH_LOG("trace: %s", text);
+	EXPECT_TRUE(ue_nonnull(strstr(text, strtok(strdupa(cmd), " ")))) TH_LOG("trace: %s", text);
 	free(text);
 }
 
@@ -74,46 +76,38 @@ TEST_F(di, otlp_metrics)
 		__u8 bytes[6];
 	} p = { 0, "v0.1.0", DYN_LOC(0, 6), { 0x0a, 0x00, 0xff, 0x12, 0, 7 } };
 
-	di_client(_metadata, &self->t, &self->word,
-		  "uet_di_otlp u32 protocol;char[8] version;__rel_loc u8[] buffer",
-		  "uet_di_otlp", &p, offsetof(typeof(p), bytes) + sizeof(p.bytes));
+	di_client(_metadata, self, "uet_di_otlp u32 protocol;char[8] version;__rel_loc u8[] buffer",
+		  &p, offsetof(typeof(p), bytes) + sizeof(p.bytes));
 }
 
 /* The .NET runtime: two binary __rel_loc u8[] blobs without NULs. */
 TEST_F(di, dotnet_runtime)
 {
-	static const __u8 ext[3] = { 1, 2, 3 };
-	static const __u8 data[5] = { 0xde, 0xad, 0xbe, 0xef, 0x01 };
 	__u32 ext_loc = DYN_LOC(4, 3), data_loc = DYN_LOC(3, 5);
+	/* u8 1, u16 42, two locations, 3 + 5 bytes: unaligned, byte by byte */
+	__u8 p[19] = { 1, [11] = 1, 2, 3, 0xde, 0xad, 0xbe, 0xef, 0x01 };
 	__u16 event_id = 42;
-	/* u8, u16, two locations, 3 + 5 bytes: unaligned, byte by byte */
-	__u8 p[19] = { 1 };
 
 	memcpy(p + 1, &event_id, 2);
 	memcpy(p + 3, &ext_loc, 4);
 	memcpy(p + 7, &data_loc, 4);
-	memcpy(p + 11, ext, 3);
-	memcpy(p + 14, data, 5);
-	di_client(_metadata, &self->t, &self->word,
-		  "uet_di_dotnet u8 version; u16 event_id; __rel_loc u8[] extension; __rel_loc u8[] payload",
-		  "uet_di_dotnet", p, sizeof(p));
+	di_client(_metadata, self, "uet_di_dotnet u8 version; u16 event_id; "
+		  "__rel_loc u8[] extension; __rel_loc u8[] payload", p, sizeof(p));
 }
 
 /* EventHeader names reach 255 bytes: plain and multi-format. */
 TEST_F(di, eventheader_long_name)
 {
 	char name[256], cmd[300];
-	__u32 idx, idx2, word2 = 0;
-	int n;
+	__u32 idx, idx2;
+	int n = snprintf(name, sizeof(name), "uet_di_LongProvider_L5K1Gg");
 
-	n = snprintf(name, sizeof(name), "uet_di_LongProvider_L5K1Gg");
 	memset(name + n, 'x', 255 - n);
 	name[255] = '\0';
 	snprintf(cmd, sizeof(cmd), "%s __rel_loc u8[] eventheader_fields", name);
-	ue_track_del(&self->t, name);
-	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, &self->word, 4, 0, &idx));
+	idx = di_reg(_metadata, self, cmd, false);
 	EXPECT_TRUE(ue_event_exists(UE_SYS, name));
-	ASSERT_EQ(0, ue_track_reg_fd(&self->t, self->t.fd, cmd, &word2, 4, 0,
+	ASSERT_EQ(0, ue_track_reg_fd(&self->t, self->t.fd, cmd, self->page + 4, 4, 0,
 				     USER_EVENT_REG_MULTI_FORMAT, &idx2));
 	EXPECT_NE(idx, idx2);
 }
@@ -123,55 +117,42 @@ TEST_F(di, perf_takes_large_payload)
 {
 	size_t len = 5000;
 	char *p = malloc(len);
+	__u32 idx = di_reg(_metadata, self, "uet_di_big __rel_loc u8[] blob", false);
 	struct ue_ring r;
-	int fd;
-	__u32 idx;
 
 	ASSERT_TRUE(ue_nonnull(p));
-	ue_track_del(&self->t, "uet_di_big");
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_di_big __rel_loc u8[] blob", &self->word, 4, 0,
-				  &idx));
-	fd = di_ring_open(&r, "uet_di_big");
-	ASSERT_LE(0, fd);
-	ASSERT_TRUE(ue_wait_bit(&self->word, 4, 0, true));
+	self->perf_fd = di_ring_open(_metadata, &r, "uet_di_big");
+	ASSERT_TRUE(ue_wait_bit(self->page, 4, 0, true));
 	memset(p, 0x5a, len);
 	*(__u32 *)p = DYN_LOC(0, len - 4);
 	EXPECT_EQ((ssize_t)(len + 4), ue_emit(self->t.fd, idx, p, len));
 	/* raw: the common fields + payload, padded for perf's alignment */
 	EXPECT_GE(ue_ring_next_raw(&r, NULL, 0), len + ue_entry_size(UE_SYS, "uet_di_big"));
 	ue_ring_unmap(&r);
-	close(fd);
 	free(p);
 }
 
 /*
- * A record no attached consumer can hold is refused with E2BIG (upstream
- * drops it silently, and perf above 8 KiB WARNs); one that perf can hold
- * is written whether or not ftrace can hold it.
+ * A record no attached consumer can hold is refused with E2BIG (upstream drops it silently, and
+ * perf above 8 KiB WARNs); one that perf can hold is written whether or not ftrace can hold it.
  */
 TEST_F(di, sizes_per_consumer)
 {
 	size_t big = 2 * getpagesize(), mid = 8000;
 	char *p = calloc(1, big > mid ? big : mid);
+	__u32 idx = di_reg(_metadata, self, "uet_di_sz __rel_loc u8[] blob", true);
 	struct ue_ring r;
-	int fd;
-	__u32 idx;
 
 	ASSERT_TRUE(ue_nonnull(p));
-	ue_track_del(&self->t, "uet_di_sz");
-	ASSERT_EQ(0, ue_reg_enabled(&self->t, &self->word, "uet_di_sz __rel_loc u8[] blob",
-				    "uet_di_sz", 0, &idx));
 	*(__u32 *)p = DYN_LOC(0, 0);
 	/* ftrace only: a record beyond a ring-buffer page */
 	EXPECT_EQ(-E2BIG, ue_emit(self->t.fd, idx, p, big));
 	EXPECT_EQ(8, ue_emit(self->t.fd, idx, p, 4));
 	/* ftrace and perf: perf holds 8 KiB, more than a 4 KiB page */
-	fd = di_ring_open(&r, "uet_di_sz");
-	ASSERT_LE(0, fd);
+	self->perf_fd = di_ring_open(_metadata, &r, "uet_di_sz");
 	EXPECT_EQ((ssize_t)mid + 4, ue_emit(self->t.fd, idx, p, mid));
 	EXPECT_EQ(-E2BIG, ue_emit(self->t.fd, idx, p, big));
 	ue_ring_unmap(&r);
-	close(fd);
 	free(p);
 }
 
@@ -182,11 +163,8 @@ TEST_F(di, unsigned_char_string_needs_nul)
 		__u32 loc;
 		char s[4];
 	} p = { DYN_LOC(0, 4), "abcd" };
-	__u32 idx;
+	__u32 idx = di_reg(_metadata, self, "uet_di_uc __rel_loc unsigned char[] s", true);
 
-	ue_track_del(&self->t, "uet_di_uc");
-	ASSERT_EQ(0, ue_reg_enabled(&self->t, &self->word, "uet_di_uc __rel_loc unsigned char[] s",
-				    "uet_di_uc", 0, &idx));
 	EXPECT_EQ(-EFAULT, ue_emit(self->t.fd, idx, &p, sizeof(p)));
 	p.s[3] = '\0';
 	EXPECT_EQ((ssize_t)sizeof(p) + 4, ue_emit(self->t.fd, idx, &p, sizeof(p)));
@@ -201,12 +179,12 @@ TEST_F(di, names)
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(ok); i++) {
-		EXPECT_EQ(0, ue_reg(self->t.fd, ok[i], &self->word, 4, i, 0, &idx))
+		EXPECT_EQ(0, ue_reg(self->t.fd, ok[i], self->page, 4, i, 0, &idx))
 			TH_LOG("%s", ok[i]);
-		EXPECT_EQ(0, ue_unreg(self->t.fd, &self->word, i));
+		EXPECT_EQ(0, ue_unreg(self->t.fd, self->page, i));
 	}
 	for (i = 0; i < ARRAY_SIZE(bad); i++)
-		EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, bad[i], &self->word, 4, 0, 0, &idx))
+		EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, bad[i], self->page, 4, 0, 0, &idx))
 			TH_LOG("'%s'", bad[i]);
 }
 
@@ -216,9 +194,9 @@ TEST_F(di, unwritable_enable_addr)
 	void *ro = ue_map_page(PROT_READ);
 	__u32 idx = 7;
 
-	ASSERT_TRUE(ro != MAP_FAILED);
+	ASSERT_TRUE(ue_nonnull(ro));
 	EXPECT_EQ(-EFAULT, ue_reg(self->t.fd, "uet_di_ro u32 a", ro, 4, 0, 0, &idx));
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_di_rw u32 a", &self->word, 4, 0, &idx));
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_di_rw u32 a", self->page, 4, 0, &idx));
 	EXPECT_EQ(0, idx);
 	munmap(ro, getpagesize());
 }
@@ -231,10 +209,10 @@ TEST_F(di, max_zero)
 
 	ASSERT_TRUE(ue_nonnull(old));
 	ASSERT_EQ(0, ue_write_str(MAX_PATH, "0", O_TRUNC));
-	EXPECT_EQ(-EMFILE, ue_reg(self->t.fd, "uet_di_max u32 a", &self->word, 4, 0, 0, &idx));
+	EXPECT_EQ(-EMFILE, ue_reg(self->t.fd, "uet_di_max u32 a", self->page, 4, 0, 0, &idx));
 	EXPECT_EQ(-EINVAL, ue_write_str(MAX_PATH, "-1", O_TRUNC));
 	EXPECT_EQ(0, ue_write_str(MAX_PATH, old, O_TRUNC));
-	EXPECT_EQ(0, ue_track_reg(&self->t, "uet_di_max u32 a", &self->word, 4, 0, &idx));
+	EXPECT_EQ(0, ue_track_reg(&self->t, "uet_di_max u32 a", self->page, 4, 0, &idx));
 	free(old);
 }
 
@@ -263,7 +241,7 @@ TEST_F(di, error_log)
 		ASSERT_EQ(0, ue_write_str(path, "", O_TRUNC));
 		snprintf(dyn, sizeof(dyn), "u:%s", cases[i].cmd);
 		EXPECT_EQ(-EINVAL, ue_dyn_cmd(dyn));
-		EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, cases[i].cmd, &self->word, 4, 0, 0, &idx));
+		EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, cases[i].cmd, self->page, 4, 0, 0, &idx));
 		log = ue_read_all(path);
 		ASSERT_TRUE(ue_nonnull(log));
 		/* two entries; in each, the caret sits under the bad text */
@@ -284,27 +262,18 @@ TEST_F(di, error_log)
 	}
 }
 
-/* The thread that registered exits: the process's bit still follows. */
+/*
+ * The thread that registered exits: the process's bit still follows, and a thread that never
+ * registered forks: the child has the registration.
+ */
 TEST_F(di, mm_owned_thread_exit)
-{
-	ue_track_del(&self->t, "uet_di_mm");
-	ASSERT_EQ(0, ue_reg_in_thread(self->t.fd, "uet_di_mm u32 a", &self->word, 0));
-	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_di_mm"));
-	EXPECT_TRUE(ue_wait_bit(&self->word, 4, 0, true));
-	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_di_mm", false));
-	EXPECT_TRUE(ue_wait_bit(&self->word, 4, 0, false));
-	EXPECT_EQ(0, ue_unreg(self->t.fd, &self->word, 0));
-}
-
-/* A thread that never registered forks: the child has the registration. */
-TEST_F(di, mm_owned_fork_from_other_thread)
 {
 	int pipefd[2], status;
 	pid_t pid;
 	char c;
 
 	ue_track_del(&self->t, "uet_di_mm");
-	ASSERT_EQ(0, ue_reg_in_thread(self->t.fd, "uet_di_mm u32 a", &self->word, 0));
+	ASSERT_EQ(0, ue_reg_in_thread(self->t.fd, "uet_di_mm u32 a", self->page, 0));
 	ASSERT_EQ(0, pipe(pipefd));
 	pid = fork();
 	ASSERT_GE(pid, 0);
@@ -313,27 +282,29 @@ TEST_F(di, mm_owned_fork_from_other_thread)
 		close(pipefd[1]);
 		if (read(pipefd[0], &c, 1) != 1)
 			_exit(2);
-		_exit(ue_wait_bit(&self->word, 4, 0, true) ? 0 : 1);
+		_exit(ue_wait_bit(self->page, 4, 0, true) ? 0 : 1);
 	}
 	close(pipefd[0]);
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_di_mm"));
 	ASSERT_EQ(1, write(pipefd[1], "x", 1));
 	close(pipefd[1]);
+	EXPECT_TRUE(ue_wait_bit(self->page, 4, 0, true));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
-	EXPECT_EQ(0, ue_unreg(self->t.fd, &self->word, 0));
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_di_mm", false));
+	EXPECT_TRUE(ue_wait_bit(self->page, 4, 0, false));
+	EXPECT_EQ(0, ue_unreg(self->t.fd, self->page, 0));
 }
 
 /* After the last thread exits, its unused event is gone at once. */
 TEST_F(di, mm_owned_gone_with_process)
 {
 	int status;
-	pid_t pid;
+	pid_t pid = fork();
 
-	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (!pid)
-		_exit(ue_reg_in_thread(ue_open_data(), "uet_di_mm u32 a", &self->word, 0) ? 1 : 0);
+		_exit(ue_reg_in_thread(ue_open_data(), "uet_di_mm u32 a", self->page, 0) ? 1 : 0);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
 	/* unused now: removed with the process, not later */
