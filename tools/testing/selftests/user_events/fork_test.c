@@ -87,10 +87,12 @@ static bool word_is(const void *w, int size, __u64 val)
 
 /*
  * The child's copy of the enable word @w, which this process registered for @name, follows the
- * event state just like the parent's, other bits (@other) kept.
+ * event state just like the parent's, other bits (@other) kept.  With @at_once (a present page,
+ * which fork() left write-protected for copy-on-write), the parent's bit follows before the
+ * enable write returns.
  */
-static void inherit(struct __test_metadata *_metadata, struct ue_track *t,
-		    const char *name, void *w, int size, int bit, __u64 other)
+static void inherit(struct __test_metadata *_metadata, struct ue_track *t, const char *name,
+		    void *w, int size, int bit, __u64 other, bool at_once)
 {
 	int fd, on;
 	pid_t pid = sock_fork(&fd);
@@ -106,57 +108,34 @@ static void inherit(struct __test_metadata *_metadata, struct ue_track *t,
 		_exit(0);
 	}
 	for (on = 1; on >= 0; on--) {
-		ASSERT_TRUE(toggle(t, name, on, w, size, bit));
+		ASSERT_EQ(0, on ? ue_track_enable(t, UE_SYS, name) :
+			  ue_set_enable(UE_SYS, name, false));
+		if (at_once)
+			EXPECT_TRUE(word_is(w, size, other | (__u64)on << bit));
+		ASSERT_TRUE(ue_wait_bit(w, size, bit, on));
 		send_msg(fd, MSG_GO);
 		EXPECT_EQ(MSG_OK, recv_msg(fd));
 	}
 	EXPECT_EQ(0, child_status(pid));
 	EXPECT_TRUE(word_is(w, size, other));
+	/* the child's exit did not take the parent's registration along */
+	ASSERT_TRUE(toggle(t, name, true, w, size, bit));
+	ASSERT_TRUE(toggle(t, name, false, w, size, bit));
 }
 
-/* A copy-on-write page after fork. */
+/* A copy-on-write page after fork, and a page not even present in the child (never written) */
 TEST_F(fork, child_inherits)
 {
+	char *fresh = ue_map_page(PROT_READ | PROT_WRITE);
 	__u32 *w = (__u32 *)self->page;
 
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_fk_inherit u32 a", w, 4, 4, NULL));
 	*w = 0x10001;	/* other bits that must survive */
-	inherit(_metadata, &self->t, "uet_fk_inherit", w, 4, 4, 0x10001);
-}
-
-/*
- * fork() leaves the parent's page write-protected for copy-on-write; the parent's bit must still
- * follow the tracer before the enable write returns (so no ue_wait_bit() here).
- */
-TEST_F(fork, parent_bit_updated_at_once)
-{
-	__u32 *w = (__u32 *)self->page;
-	int fd;
-	pid_t pid;
-
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_fk_parent u32 a", w, 4, 2, NULL));
-	pid = sock_fork(&fd);
-	ASSERT_LE(0, pid);
-	if (pid == 0)
-		_exit(recv_msg(fd) == MSG_GO ? 0 : 1);
-
-	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_fk_parent"));
-	EXPECT_EQ(1u << 2, __atomic_load_n(w, __ATOMIC_ACQUIRE));
-	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_fk_parent", false));
-	EXPECT_EQ(0, __atomic_load_n(w, __ATOMIC_ACQUIRE));
-	send_msg(fd, MSG_GO);
-	EXPECT_EQ(0, child_status(pid));
-}
-
-/* Also when the child's page is not even present (never written). */
-TEST_F(fork, child_inherits_untouched_page)
-{
-	char *fresh = ue_map_page(PROT_READ | PROT_WRITE);
-
+	inherit(_metadata, &self->t, "uet_fk_inherit", w, 4, 4, 0x10001, true);
 	ASSERT_TRUE(ue_nonnull(fresh));
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_fk_fresh u32 a", fresh + 64, 8, 63, NULL));
 	ASSERT_EQ(0, madvise(fresh, getpagesize(), MADV_DONTNEED));
-	inherit(_metadata, &self->t, "uet_fk_fresh", fresh + 64, 8, 63, 0);
+	inherit(_metadata, &self->t, "uet_fk_fresh", fresh + 64, 8, 63, 0, false);
 }
 
 TEST_F(fork, parent_unreg_child_keeps)
@@ -210,22 +189,6 @@ TEST_F(fork, child_unreg_parent_keeps)
 	ASSERT_TRUE(toggle(&self->t, "uet_fk_cunreg", true, w, 4, 2));
 	send_msg(fd, MSG_GO);
 	EXPECT_EQ(0, child_status(pid));
-}
-
-/* A child exiting does not take the parent's registration along. */
-TEST_F(fork, child_exit_parent_keeps)
-{
-	__u32 *w = (__u32 *)self->page;
-	pid_t pid;
-
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_fk_exit u32 a", w, 4, 9, NULL));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0)
-		_exit(0);
-	ASSERT_EQ(0, child_status(pid));
-	ASSERT_TRUE(toggle(&self->t, "uet_fk_exit", true, w, 4, 9));
-	ASSERT_TRUE(toggle(&self->t, "uet_fk_exit", false, w, 4, 9));
 }
 
 /* A page at @addr exactly, or MAP_FAILED */
@@ -339,12 +302,6 @@ static void shared_mm(struct __test_metadata *_metadata, struct ue_track *t,
 	EXPECT_EQ(1u << bit, *w);
 }
 
-TEST_F(fork, thread_shares)
-{
-	shared_mm(_metadata, &self->t, (__u32 *)self->page, "uet_fk_thread",
-		  5, 0, ue_reg_in_thread);
-}
-
 struct clone_arg {
 	int fd, bit, ret;
 	const char *cmd;
@@ -377,9 +334,12 @@ static int clone_reg(int fd, const char *cmd, void *addr, int bit)
 	return a.ret;
 }
 
-TEST_F(fork, clone_vm_shares)
+TEST_F(fork, mm_shares)
 {
-	shared_mm(_metadata, &self->t, (__u32 *)self->page, "uet_fk_clonevm", 0, 1, clone_reg);
+	shared_mm(_metadata, &self->t, (__u32 *)self->page, "uet_fk_thread", 5, 0,
+		  ue_reg_in_thread);
+	shared_mm(_metadata, &self->t, (__u32 *)self->page + 1, "uet_fk_clonevm", 0, 1,
+		  clone_reg);
 }
 
 /* Send @fd over the unix socket @sock with SCM_RIGHTS, or receive one. */
