@@ -8,17 +8,13 @@
  * its parent's uid, so as root it opens tracefs files as their owner, with no capability in
  * the initial namespace.  The test process (the host) traces, checks and sets the sysctls.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
+#include "ue_util.h"
 #include <dirent.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-
 #include "../kselftest_harness.h"
-#include "ue_util.h"
 
 #define NS_KIDS		4	/* kids of one test at most */
 #define NS_EVENTS	8	/* k_reg() registrations of a kid */
@@ -41,16 +37,14 @@ struct ns_msg {
 	int arg;
 };
 
-/* The names k_status() looks for in a kid's user_events_status */
+/* The names k_status() looks for */
 static const char * const ns_look[] = { "uens_sta", "uens_stb", "uens_sth", "uens_shr" };
-
-/* The sysctls a test may change, restored by the teardown */
+/* restored by the teardown */
 static const char * const ns_sysctls[] = { UE_NS_SYSCTL_GROUPS, UE_NS_SYSCTL_MAX, NS_SYSCTL_TOTAL };
 
-/* A kid, with the host's end of its socket pair */
 struct ns_kid {
 	pid_t pid;
-	int sock;
+	int sock;	/* the host's end */
 	unsigned long inum;
 	char sys[64], sys_multi[64];
 };
@@ -70,10 +64,7 @@ static int ns_recv(int sock, void *buf, size_t len, int secs)
 	return recv(sock, buf, len, MSG_WAITALL) == (ssize_t)len ? 0 : -EPIPE;
 }
 
-/*
- * The kid's side: its own file, opened by the first command that needs it, and its
- * registrations (enable words ns_words[0, NS_EVENTS), then k_regn()'s).
- */
+/* The kid's own file (opened on demand) and registrations: k_reg()'s, then k_regn()'s words */
 static struct {
 	int own, nev, fd[NS_EVENTS];
 	__u32 idx[NS_EVENTS];
@@ -99,13 +90,12 @@ static __s64 kid_reg(int fd, const char *cmd, int flags)
 	return ret;
 }
 
-/* Register @str (@flags) through the kid's own file */
 static __s64 k_reg(const char *str, int flags)
 {
 	return kid_reg(kid_own(), str, flags);
 }
 
-/* Register @str through file @fd: the host's, inherited */
+/* through file @fd: the host's, inherited */
 static __s64 k_reg_fd(const char *str, int fd)
 {
 	return kid_reg(fd, str, 0);
@@ -181,7 +171,7 @@ static int kid_main(int sock)
 	}
 }
 
-/* Send a command, return the answer (or -ETIMEDOUT, -EPIPE) */
+/* The answer, or -ETIMEDOUT, -EPIPE */
 static __s64 ns_cmd(struct ns_kid *k, __s64 (*fn)(const char *, int), const char *str, int arg)
 {
 	struct ns_msg m = { fn, str, arg };
@@ -193,7 +183,7 @@ static __s64 ns_cmd(struct ns_kid *k, __s64 (*fn)(const char *, int), const char
 	return ret ? ret : val;
 }
 
-/* The host's kids and perf fds, all undone by the teardown */
+/* undone by the teardown */
 struct ns_host {
 	struct ns_kid kids[NS_KIDS];
 	int nkids, nperf, perf[NS_PERF];
@@ -235,7 +225,6 @@ static int ns_spawn(struct ns_host *h, const char *reg, struct ns_kid **out)
 	close(sv[1]);
 	k->sock = sv[0];
 	h->nkids++;
-	/* the kid's namespace, or why it has none */
 	if (k->pid < 0 || ns_recv(k->sock, &val, sizeof(val), UE_WAIT_SECS))
 		return -ECHILD;
 	if (val <= 0) {
@@ -305,10 +294,11 @@ static long long ns_perf_count(struct ns_host *h, int first, int n)
 	return sum;
 }
 
-static void ns_perf_close(struct ns_host *h)
+static int ns_perf_close(struct ns_host *h)
 {
 	while (h->nperf)
 		close(h->perf[--h->nperf]);
+	return 0;
 }
 
 FIXTURE_SETUP(ns)
@@ -321,7 +311,6 @@ FIXTURE_SETUP(ns)
 		SKIP(return, "%s", ue_skip_reason(UE_ROOT));
 	if (access(UE_NS_SYSCTL_GROUPS, F_OK))
 		SKIP(return, "no namespace groups (%s)", UE_NS_SYSCTL_GROUPS);
-	/* can this kernel make user namespaces? */
 	ret = ns_spawn(&self->h, NULL, &k);
 	if (ret == -EPERM || ret == -EINVAL)
 		SKIP(return, "no user namespaces: %s", strerror(-ret));
@@ -330,8 +319,6 @@ FIXTURE_SETUP(ns)
 	close(k->sock);
 	self->h.nkids = 0;
 	UE_SETUP(UE_ROOT | UE_TRACE);
-	if (ue_skip_reason(self->flags))
-		return;	/* skipped: nothing more to set up */
 	for (i = 0; i < ARRAY_SIZE(ns_sysctls); i++) {
 		self->old[i] = ue_read_all(ns_sysctls[i]);
 		ASSERT_TRUE(ue_nonnull(self->old[i])) TH_LOG("%s", ns_sysctls[i]);
@@ -387,7 +374,6 @@ TEST_F_TIMEOUT(ns, same_name_per_namespace, NS_TIMEOUT)
 	ASSERT_EQ(0, ns_spawn(&self->h, "uens_dup u64 b", &b));
 	ASSERT_NE(a->inum, b->inum);
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uens_dup char[8] c", self->page, 4, 0, NULL));
-
 	ASSERT_TRUE(ue_event_exists(a->sys, "uens_dup"));
 	ASSERT_TRUE(ue_event_exists(b->sys, "uens_dup"));
 	ASSERT_TRUE(ue_event_exists(UE_SYS, "uens_dup"));
@@ -431,7 +417,6 @@ TEST_F_TIMEOUT(ns, status_per_namespace, NS_TIMEOUT)
 	ASSERT_EQ(0, ns_spawn(&self->h, "uens_stb u32 b", &b));
 	ASSERT_EQ(0, ns_spawn(&self->h, NULL, &c));
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uens_sth u32 h", self->page, 4, 0, NULL));
-	/* Active << 8 | which of ns_look[] */
 	EXPECT_EQ(1 << 8 | 1, ns_cmd(a, k_status, NULL, 0));
 	EXPECT_EQ(1 << 8 | 2, ns_cmd(b, k_status, NULL, 0));
 	/* a namespace that never opened user_events_data has no events */
@@ -449,7 +434,6 @@ TEST_F_TIMEOUT(ns, host_ftrace, NS_TIMEOUT)
 	ASSERT_EQ(0, ns_spawn(&self->h, "uens_tr u32 b", &b));
 	ASSERT_EQ(0, ue_track_enable(&self->t, a->sys, "uens_tr"));
 	ASSERT_EQ(0, ue_track_enable(&self->t, b->sys, "uens_tr"));
-	/* each kid waits for its enable bit, then writes */
 	EXPECT_EQ(NS_WRITES, ns_cmd(a, k_write, NULL, NS_WRITES));
 	EXPECT_EQ(NS_WRITES, ns_cmd(b, k_write, NULL, NS_WRITES));
 	EXPECT_EQ(NS_WRITES, ns_trace_count(" uens_tr: a="));
@@ -474,7 +458,6 @@ TEST_F_TIMEOUT(ns, host_perf, NS_TIMEOUT)
 	ASSERT_LE(0, first_a);
 	first_b = ns_perf_all_cpus(&self->h, idb);
 	ASSERT_LE(0, first_b);
-
 	EXPECT_EQ(NS_WRITES, ns_cmd(a, k_write, NULL, NS_WRITES));
 	EXPECT_EQ(2 * NS_WRITES, ns_cmd(b, k_write, NULL, 2 * NS_WRITES));
 	EXPECT_EQ(NS_WRITES, ns_perf_count(&self->h, first_a, first_b - first_a));
@@ -499,7 +482,6 @@ TEST_F_TIMEOUT(ns, host_events_out_of_reach, NS_TIMEOUT)
 	EXPECT_TRUE(ns_format_has(UE_SYS, "uens_prot", "field:u32 h;"));
 	/* and now it finds its own, in use */
 	EXPECT_EQ(-EBUSY, ns_cmd(a, k_del, "uens_prot", 0));
-
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uens_prot"));
 	ASSERT_EQ(0, ue_track_enable(&self->t, a->sys, "uens_prot"));
 	ASSERT_TRUE(ue_wait_bit(self->page, 4, 0, true));
@@ -547,7 +529,6 @@ TEST_F_TIMEOUT(ns, limits_per_group, NS_TIMEOUT)
 	ASSERT_EQ(0, ue_write_str(UE_NS_SYSCTL_MAX, val, 0));
 	ASSERT_EQ(0, ns_spawn(&self->h, NULL, &a));
 	ASSERT_EQ(0, ns_spawn(&self->h, NULL, &b));
-	/* successes | errno << 8 */
 	EXPECT_EQ(NS_LIMIT | EMFILE << 8, ns_cmd(a, k_regn, NULL, NS_LIMIT + 1));
 	/* the host and another namespace are not charged */
 	EXPECT_EQ(0, ue_track_reg(&self->t, "uens_limh u32 x", self->page, 4, 0, NULL));
@@ -588,7 +569,7 @@ TEST_F_TIMEOUT(ns, host_opened_fd, NS_TIMEOUT)
 	char line[UE_NAME_MAX];
 	struct ns_kid *a;
 
-	/* the host's file keeps its event: delete it at the end */
+	/* the host's file keeps its event */
 	ue_track_del(&self->t, "uens_hfd");
 	ASSERT_EQ(0, ns_spawn(&self->h, NULL, &a));
 	ASSERT_EQ(0, ns_cmd(a, k_reg_fd, "uens_hfd u32 x", self->t.fd));
@@ -618,54 +599,53 @@ TEST_F_TIMEOUT(ns, groups_off, NS_TIMEOUT)
 	ASSERT_EQ(0, ue_write_str(UE_NS_SYSCTL_GROUPS, "1", 0));
 }
 
-TEST_F_TIMEOUT(ns, teardown_with_perf, NS_TIMEOUT)
+/* A namespace without processes goes with its last tracer: perf (1) or ftrace (0) */
+static void ns_teardown_with(struct __test_metadata *_metadata, struct ns_host *h,
+			     struct ue_track *t, bool perf)
 {
+	const char *name = perf ? "uens_gone" : "uens_gone2";
 	char want[128], line[UE_NAME_MAX];
 	struct timespec start;
+	int first = 0, id;
 	struct ns_kid *a;
-	int first, id;
 
-	ASSERT_EQ(0, ns_spawn(&self->h, "uens_gone u32 x", &a));
-	id = ue_event_id(a->sys, "uens_gone");
+	snprintf(want, sizeof(want), "%s u32 x", name);
+	ASSERT_EQ(0, ns_spawn(h, want, &a));
+	id = ue_event_id(a->sys, name);
 	ASSERT_LT(0, id);
-	first = ns_perf_all_cpus(&self->h, id);
-	ASSERT_LE(0, first);
+	if (perf) {
+		first = ns_perf_all_cpus(h, id);
+		ASSERT_LE(0, first);
+	} else {
+		ASSERT_EQ(0, ue_track_enable(t, a->sys, name));
+	}
 	EXPECT_EQ(1, ns_cmd(a, k_write, NULL, 1));
 	EXPECT_EQ(0, ns_exit(a));
 	/* the namespace has no process left; the host still traces it */
-	EXPECT_TRUE(ue_event_exists(a->sys, "uens_gone"));
-	snprintf(want, sizeof(want), "u:%s/uens_gone u32 x", a->sys);
+	EXPECT_TRUE(ue_event_exists(a->sys, name));
+	snprintf(want, sizeof(want), "u:%s/%s u32 x", a->sys, name);
 	EXPECT_EQ(1, ue_dyn_count(want));
-	EXPECT_FALSE(ue_status_line("uens_gone", line, sizeof(line)));
-	EXPECT_EQ(1, ns_perf_count(&self->h, first, self->h.nperf - first));
-
+	EXPECT_FALSE(ue_status_line(name, line, sizeof(line)));
+	EXPECT_EQ(1, perf ? ns_perf_count(h, first, h->nperf - first) :
+		     ns_trace_count(" uens_gone2: x=0x64 (100)"));
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	ns_perf_close(&self->h);
-	EXPECT_TRUE(ue_wait_gone(a->sys, "uens_gone"));
+	ASSERT_EQ(0, perf ? ns_perf_close(h) : ue_set_enable(a->sys, name, false));
+	EXPECT_TRUE(ue_wait_gone(a->sys, name));
 	EXPECT_TRUE(ue_wait_gone(a->sys, NULL));
 	EXPECT_TRUE(ue_wait_gone(a->sys_multi, NULL));
 	EXPECT_EQ(0, ue_dyn_count(want));
-	ksft_print_msg("teardown_with_perf: gone %.3f s after the last close\n",
-		       ue_elapsed(&start));
+	ksft_print_msg("%s: gone %.3f s after the last %s\n", name, ue_elapsed(&start),
+		       perf ? "close" : "disable");
+}
+
+TEST_F_TIMEOUT(ns, teardown_with_perf, NS_TIMEOUT)
+{
+	ns_teardown_with(_metadata, &self->h, &self->t, true);
 }
 
 TEST_F_TIMEOUT(ns, teardown_with_ftrace, NS_TIMEOUT)
 {
-	struct timespec start;
-	struct ns_kid *a;
-
-	ASSERT_EQ(0, ns_spawn(&self->h, "uens_gone2 u32 x", &a));
-	ASSERT_EQ(0, ue_track_enable(&self->t, a->sys, "uens_gone2"));
-	EXPECT_EQ(1, ns_cmd(a, k_write, NULL, 1));
-	EXPECT_EQ(0, ns_exit(a));
-	EXPECT_TRUE(ue_event_exists(a->sys, "uens_gone2"));
-
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	ASSERT_EQ(0, ue_set_enable(a->sys, "uens_gone2", false));
-	EXPECT_TRUE(ue_wait_gone(a->sys, "uens_gone2"));
-	EXPECT_TRUE(ue_wait_gone(a->sys, NULL));
-	ksft_print_msg("teardown_with_ftrace: gone %.3f s after the disable\n",
-		       ue_elapsed(&start));
+	ns_teardown_with(_metadata, &self->h, &self->t, false);
 }
 
 TEST_F_TIMEOUT(ns, persist_refused, NS_TIMEOUT)
