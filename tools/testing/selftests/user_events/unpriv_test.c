@@ -9,15 +9,11 @@
  * unprivileged uid/gid (no capabilities left) does the unprivileged part.
  * The modes and owners are restored at the end of every test.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-
+#include "ue_util.h"
 #include <grp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include "../kselftest_harness.h"
-#include "ue_util.h"
 
 /* An otherwise unused uid and gid for the unprivileged side */
 #define UNPRIV_ID	64711
@@ -38,7 +34,6 @@ static const struct {
 struct saved_perm {
 	char path[PATH_MAX];
 	struct stat st;
-	bool saved;
 };
 
 FIXTURE(unpriv) {
@@ -57,14 +52,11 @@ FIXTURE_SETUP(unpriv)
 	struct saved_perm *p = self->perm;
 	int i;
 
-	if (!ue_available())
-		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
-	if (geteuid() != 0)
-		SKIP(return, "needs root to hand the tracefs files to a test group");
+	if (ue_skip_reason(UE_ROOT))
+		SKIP(return, "%s", ue_skip_reason(UE_ROOT));
 	for (i = 0; i < ARRAY_SIZE(perm_files); i++) {
 		ue_tpath(p[i].path, PATH_MAX, "%s", perm_files[i].file);
 		ASSERT_EQ(0, stat(p[i].path, &p[i].st)) TH_LOG("%s", p[i].path);
-		p[i].saved = true;
 		if (perm_files[i].mode)
 			ASSERT_EQ(0, perm_set(&p[i], perm_files[i].mode));
 	}
@@ -78,11 +70,11 @@ FIXTURE_TEARDOWN(unpriv)
 	int i;
 
 	ue_fixture_fini(&self->t, self->page, self->perf_fd, 0);
-	/* best effort: teardown has no way to report a failure here */
+	/* runs once the setup completed: all saved */
 	for (i = ARRAY_SIZE(perm_files) - 1; i >= 0; i--) {
 		p = &self->perm[i];
-		if (p->saved && (chown(p->path, p->st.st_uid, p->st.st_gid) ||
-				 chmod(p->path, p->st.st_mode & 07777)))
+		if (chown(p->path, p->st.st_uid, p->st.st_gid) ||
+		    chmod(p->path, p->st.st_mode & 07777))
 			fprintf(stderr, "# cannot restore %s\n", p->path);
 	}
 }
@@ -120,7 +112,6 @@ static int run_unpriv(int (*fn)(void *), void *arg)
 	return wait_unpriv(fork_unpriv(fn, arg));
 }
 
-/* Register @cmd with @flags on a fresh fd of the (unprivileged) caller. */
 struct reg_req {
 	const char *cmd;
 	__u16 flags;
@@ -129,22 +120,12 @@ struct reg_req {
 static int do_reg(void *arg)
 {
 	struct reg_req *req = arg;
-	char *page = ue_map_page(PROT_READ | PROT_WRITE);
-	int fd, ret;
+	static __u32 word;
 
-	if (!page)
-		return -ENOMEM;
-	fd = ue_open_data();
-	if (fd < 0)
-		return -errno;
-	ret = ue_reg(fd, req->cmd, page, 4, 0, req->flags, NULL);
-	if (!ret)
-		ret = ue_unreg(fd, page, 0);
-	close(fd);
-	return ret;
+	return ue_reg_once(req->cmd, &word, req->flags);
 }
 
-/* The group members can use user_events at all: the setup works. */
+/* the group members can use user_events at all */
 TEST_F(unpriv, register_plain)
 {
 	struct reg_req req = { "uet_up_plain u32 a", 0 };
@@ -169,14 +150,8 @@ TEST_F(unpriv, register_persist_eperm)
 
 TEST_F(unpriv, delete_persistent_eperm)
 {
-	int fd = ue_open_data();
-
 	ue_track_del(&self->t, "uet_up_pdel");
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, ue_reg(fd, "uet_up_pdel u32 a", self->page, 4, 0,
-			    USER_EVENT_REG_PERSIST, NULL));
-	ASSERT_EQ(0, ue_unreg(fd, self->page, 0));
-	close(fd);
+	ASSERT_EQ(0, ue_reg_once("uet_up_pdel u32 a", self->page, USER_EVENT_REG_PERSIST));
 	/* unused, persistent: only a CAP_PERFMON holder may delete it */
 	EXPECT_EQ(-EPERM, run_unpriv(ue_cb_del, "uet_up_pdel"));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_up_pdel"));
@@ -256,12 +231,6 @@ static int do_reg_readonly(void *name)
 	       reg_readonly(name, page + 8, 8, 63, copy + 8, size - 8);
 }
 
-TEST_F(unpriv, readonly_enable_addr_efault)
-{
-	EXPECT_EQ(-EFAULT, run_unpriv(do_reg_readonly, "uet_up_ro"));
-	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_up_ro"));
-}
-
 #define RO_FILE	"/tmp/uet_up_rofile"
 
 /* The same with a read-only shared mapping of a file the user can read. */
@@ -282,16 +251,18 @@ static int do_reg_ro_file(void *name)
 	return ret;
 }
 
-TEST_F(unpriv, readonly_file_mapping_efault)
+/* a read-only enable address: a private anonymous page, a shared mapping of a file */
+TEST_F(unpriv, readonly_efault)
 {
 	__u64 word = 0, back = 1;
 	int fd;
 
+	EXPECT_EQ(-EFAULT, run_unpriv(do_reg_readonly, "uet_up_ro"));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_up_ro"));
 	fd = open(RO_FILE, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ftruncate(fd, getpagesize()));
 	ASSERT_EQ(sizeof(word), pwrite(fd, &word, sizeof(word), 0));
-
 	EXPECT_EQ(-EFAULT, run_unpriv(do_reg_ro_file, "uet_up_rofile"));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_up_rofile"));
 	EXPECT_EQ(sizeof(back), pread(fd, &back, sizeof(back), 0));
