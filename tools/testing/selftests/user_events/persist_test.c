@@ -28,21 +28,9 @@ FIXTURE_TEARDOWN(persist)
 	UE_TEARDOWN();
 }
 
-/* Register @cmd with @flags on a new fd, then unregister and close. */
-static int reg_and_drop(const char *cmd, __u16 flags)
-{
-	__u32 word = 0;
-	int fd, ret;
-
-	fd = ue_open_data();
-	if (fd < 0)
-		return -errno;
-	ret = ue_reg(fd, cmd, &word, 4, 0, flags, NULL);
-	if (!ret)
-		ret = ue_unreg(fd, &word, 0);
-	close(fd);
-	return ret;
-}
+/* the enable word of reg_once() */
+static __u32 once_word;
+#define reg_once(cmd, flags) ue_reg_once(cmd, &once_word, flags)
 
 struct nocap_reg {
 	const char *cmd;
@@ -53,10 +41,10 @@ static int nocap_cb(void *arg)
 {
 	struct nocap_reg *r = arg;
 
-	return reg_and_drop(r->cmd, r->flags);
+	return reg_once(r->cmd, r->flags);
 }
 
-/* reg_and_drop() in a child without the @ncaps capabilities @caps */
+/* reg_once() in a child without the @ncaps capabilities @caps */
 static int nocap_reg(const int *caps, int ncaps, const char *cmd, __u16 flags)
 {
 	struct nocap_reg r = { cmd, flags };
@@ -70,8 +58,7 @@ TEST_F(persist, survives_last_user)
 	int id;
 
 	ue_track_del(&self->t, "uet_pe_survive");
-	ASSERT_EQ(0, reg_and_drop("uet_pe_survive u32 a", PERSIST));
-	/* No registration, no open file: still there everywhere */
+	ASSERT_EQ(0, reg_once("uet_pe_survive u32 a", PERSIST));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_pe_survive"));
 	id = ue_event_id(UE_SYS, "uet_pe_survive");
 	EXPECT_GT(id, 0);
@@ -79,13 +66,11 @@ TEST_F(persist, survives_last_user)
 	EXPECT_STREQ("uet_pe_survive", line);
 	ASSERT_TRUE(ue_dyn_line("uet_pe_survive", line, sizeof(line)));
 	EXPECT_STREQ("u:uet_pe_survive u32 a", line);
-
-	/* Users with or without the flag reuse it; it keeps persisting */
-	ASSERT_EQ(0, reg_and_drop("uet_pe_survive u32 a", 0));
+	/* with or without the flag, users reuse it */
+	ASSERT_EQ(0, reg_once("uet_pe_survive u32 a", 0));
 	EXPECT_EQ(id, ue_event_id(UE_SYS, "uet_pe_survive"));
-	ASSERT_EQ(0, reg_and_drop("uet_pe_survive u32 a", PERSIST));
+	ASSERT_EQ(0, reg_once("uet_pe_survive u32 a", PERSIST));
 	EXPECT_EQ(id, ue_event_id(UE_SYS, "uet_pe_survive"));
-
 	EXPECT_EQ(0, ue_del_name("uet_pe_survive"));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_survive"));
 	EXPECT_FALSE(ue_status_line("uet_pe_survive", line, sizeof(line)));
@@ -119,12 +104,11 @@ TEST_F(persist, flag_on_existing_event)
 TEST_F(persist, keeps_format)
 {
 	ue_track_del(&self->t, "uet_pe_format");
-	ASSERT_EQ(0, reg_and_drop("uet_pe_format u32 a; u64 b", PERSIST));
-	EXPECT_EQ(-EADDRINUSE, reg_and_drop("uet_pe_format u32 a", 0));
-	EXPECT_EQ(-EADDRINUSE, reg_and_drop("uet_pe_format u32 a", PERSIST));
-	EXPECT_EQ(-EADDRINUSE, reg_and_drop("uet_pe_format", 0));
-	EXPECT_EQ(0, reg_and_drop("uet_pe_format u32 a;u64 b;", 0));
-	/* After the delete the name is free for other fields at once */
+	ASSERT_EQ(0, reg_once("uet_pe_format u32 a; u64 b", PERSIST));
+	EXPECT_EQ(-EADDRINUSE, reg_once("uet_pe_format u32 a", 0));
+	EXPECT_EQ(-EADDRINUSE, reg_once("uet_pe_format u32 a", PERSIST));
+	EXPECT_EQ(-EADDRINUSE, reg_once("uet_pe_format", 0));
+	EXPECT_EQ(0, reg_once("uet_pe_format u32 a;u64 b;", 0));
 	EXPECT_EQ(0, ue_del_name("uet_pe_format"));
 	EXPECT_EQ(0, ue_track_reg(&self->t, "uet_pe_format u16 c", self->page, 4, 0, NULL));
 }
@@ -137,18 +121,16 @@ TEST_F(persist, delete_busy)
 	ue_track_del(&self->t, "uet_pe_busy");
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ue_reg(fd, "uet_pe_busy u32 a", self->page, 4, 0, PERSIST, &idx));
-	/* Registered */
 	EXPECT_EQ(-EBUSY, ue_del(fd, "uet_pe_busy"));
 	EXPECT_EQ(-EBUSY, ue_del_name("uet_pe_busy"));
-	/* Unregistered, but the fd still has its write index */
+	/* the fd still has its write index */
 	ASSERT_EQ(0, ue_unreg(fd, self->page, 0));
 	EXPECT_EQ(-EBUSY, ue_del_name("uet_pe_busy"));
-	/* Enabled by ftrace, nothing else */
 	close(fd);
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_pe_busy"));
 	EXPECT_EQ(-EBUSY, ue_del_name("uet_pe_busy"));
 	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_pe_busy", false));
-	/* Nothing left: deleted at once, no waiting */
+	/* deleted at once, no waiting */
 	EXPECT_EQ(0, ue_del_name("uet_pe_busy"));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_busy"));
 }
@@ -162,72 +144,58 @@ TEST_F(persist, usable_after_reopen)
 	int fd;
 
 	ue_track_del(&self->t, "uet_pe_reuse");
-	ASSERT_EQ(0, reg_and_drop("uet_pe_reuse u32 v", PERSIST));
+	ASSERT_EQ(0, reg_once("uet_pe_reuse u32 v", PERSIST));
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_pe_reuse"));
 	fd = ue_open_data();
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ue_reg(fd, "uet_pe_reuse u32 v", word, 4, 5, 0, &idx));
-	/* Enabled before we registered: the bit is set right away */
 	EXPECT_TRUE(ue_wait_bit(word, 4, 5, true));
-
 	ASSERT_EQ(0, ue_tracing_on());
 	ASSERT_EQ(0, ue_trace_clear());
 	EXPECT_EQ(sizeof(idx) + sizeof(val), ue_emit(fd, idx, &val, sizeof(val)));
-	/* One record; the value shows, in decimal (maybe next to hex) */
+	/* the value in decimal (maybe next to hex) */
 	EXPECT_EQ(1, ue_trace_count("uet_pe_reuse", line, sizeof(line)));
 	EXPECT_TRUE(ue_nonnull(strstr(line, "uet_pe_reuse: v=")) &&
 		    ue_nonnull(strstr(strstr(line, ": v=") ?: line, "24301"))) TH_LOG("%s", line);
 	ASSERT_EQ(0, ue_unreg(fd, word, 5));
 	close(fd);
-
-	/* Disabled and unused, it still persists */
+	/* disabled and unused, it still persists */
 	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_pe_reuse", false));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_pe_reuse"));
 	EXPECT_EQ(0, ue_del_name("uet_pe_reuse"));
 }
 
-TEST_F(persist, eperm_register)
+/* The flag and deleting need CAP_PERFMON or CAP_SYS_ADMIN */
+TEST_F(persist, capabilities)
 {
+	int i;
+
 	ue_track_del(&self->t, "uet_pe_nocap");
 	EXPECT_EQ(-EPERM, nocap_reg(perfmon_caps, NCAPS, "uet_pe_nocap u32 a", PERSIST));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_nocap"));
 	EXPECT_EQ(-EPERM, nocap_reg(perfmon_caps, NCAPS, "uet_pe_nocap u32 a",
 				    PERSIST | USER_EVENT_REG_MULTI_FORMAT));
-	/* Registrations without the flag need no capability, do not persist */
 	EXPECT_EQ(0, nocap_reg(perfmon_caps, NCAPS, "uet_pe_nocap u32 a", 0));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_nocap"));
-
-	/* Even if the event already exists and persists */
-	ASSERT_EQ(0, reg_and_drop("uet_pe_nocap u32 a", PERSIST));
+	/* even if the event already exists and persists */
+	ASSERT_EQ(0, reg_once("uet_pe_nocap u32 a", PERSIST));
 	EXPECT_EQ(-EPERM, nocap_reg(perfmon_caps, NCAPS, "uet_pe_nocap u32 a", PERSIST));
 	EXPECT_EQ(0, nocap_reg(perfmon_caps, NCAPS, "uet_pe_nocap u32 a", 0));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_pe_nocap"));
-}
-
-TEST_F(persist, one_cap_is_enough)
-{
-	int i;
-
-	ue_track_del(&self->t, "uet_pe_onecap");
+	/* persistent and unused: only a holder of a capability deletes it */
+	EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, NCAPS, ue_cb_del, "uet_pe_nocap"));
+	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_pe_nocap"));
+	EXPECT_EQ(0, ue_del_name("uet_pe_nocap"));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_nocap"));
+	EXPECT_EQ(-ENOENT, ue_run_without_caps(perfmon_caps, NCAPS, ue_cb_del, "uet_pe_nocap"));
 	/* CAP_PERFMON without CAP_SYS_ADMIN, then the other way round */
+	ue_track_del(&self->t, "uet_pe_onecap");
 	for (i = 1; i >= 0; i--) {
 		EXPECT_EQ(0, nocap_reg(perfmon_caps + i, 1, "uet_pe_onecap u32 a", PERSIST));
 		EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_pe_onecap"));
 		EXPECT_EQ(0, ue_run_without_caps(perfmon_caps + i, 1, ue_cb_del, "uet_pe_onecap"));
 		EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_onecap"));
 	}
-}
-
-TEST_F(persist, eperm_delete)
-{
-	ue_track_del(&self->t, "uet_pe_nocapdel");
-	ASSERT_EQ(0, reg_and_drop("uet_pe_nocapdel u32 a", PERSIST));
-	EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, NCAPS, ue_cb_del, "uet_pe_nocapdel"));
-	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_pe_nocapdel"));
-	EXPECT_EQ(0, ue_del_name("uet_pe_nocapdel"));
-	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_nocapdel"));
-	/* Unknown names: nothing to be denied */
-	EXPECT_EQ(-ENOENT, ue_run_without_caps(perfmon_caps, NCAPS, ue_cb_del, "uet_pe_nocapdel"));
 }
 
 /* Unknown flags: EINVAL, nothing registered, and the retry without flags works */
@@ -254,7 +222,6 @@ TEST_F(persist, retry_without_flags)
 		EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_pe_retry"));
 		EXPECT_EQ(0, ue_unreg(fd, self->page, 0));
 		close(fd);
-		/* Without the flag it did not persist */
 		EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_retry"));
 	}
 }
