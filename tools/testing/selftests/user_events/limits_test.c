@@ -20,24 +20,23 @@
 static int read_max(void)
 {
 	char *text = ue_read_all(MAX_PATH);
-	int val;
+	int val = text ? atoi(text) : -errno;
 
-	if (!text)
-		return -errno;
-	val = atoi(text);
 	free(text);
 	return val;
 }
 
-static int set_max(int val)
+static int set_sysctl(const char *path, int val)
 {
 	char buf[32];
 
 	snprintf(buf, sizeof(buf), "%d", val);
-	return ue_write_str(MAX_PATH, buf, 0);
+	return ue_write_str(path, buf, 0);
 }
 
-/* Number of events in the system, as counted by user_events_status. */
+#define set_max(val) set_sysctl(MAX_PATH, val)
+
+/* as counted by user_events_status */
 static int active_events(void)
 {
 	int active, busy;
@@ -48,42 +47,37 @@ static int active_events(void)
 /* n0: the events in the system when the test starts */
 FIXTURE(limits) {
 	struct ue_track t;
-	char *page;
-	char saved[32];
+	char *page, *saved;
 	int fds[NFDS];
 	int n0;
 };
 
+/* every test changes the sysctl */
 FIXTURE_SETUP(limits)
 {
-	char *text;
-	int i;
+	int unused;
 
-	for (i = 0; i < NFDS; i++)
-		self->fds[i] = -1;
-	self->saved[0] = '\0';
+	memset(self->fds, -1, sizeof(self->fds));
 	if (ue_skip_reason(0))
 		SKIP(return, "%s", ue_skip_reason(0));
-	ASSERT_EQ(0, ue_fixture_init(&self->t, &self->page, &i, 0));
-	text = ue_read_all(MAX_PATH);
-	if (text)
-		snprintf(self->saved, sizeof(self->saved), "%s", text);
-	free(text);
-	/* every test changes the sysctl */
-	if (!self->saved[0])
+	if (access(MAX_PATH, F_OK))
 		SKIP(return, "no " MAX_PATH);
 	if (geteuid() != 0)
 		SKIP(return, "changing " MAX_PATH " needs root");
+	self->saved = ue_read_all(MAX_PATH);
+	ASSERT_TRUE(ue_nonnull(self->saved));
+	ASSERT_EQ(0, ue_fixture_init(&self->t, &self->page, &unused, 0));
 	self->n0 = active_events();
 	ASSERT_LE(0, self->n0);
 }
 
+/* runs once the setup completed */
 FIXTURE_TEARDOWN(limits)
 {
 	int i;
 
-	if (self->saved[0])
-		ue_write_str(MAX_PATH, self->saved, 0);
+	ue_write_str(MAX_PATH, self->saved, 0);
+	free(self->saved);
 	for (i = 0; i < NFDS; i++)
 		if (self->fds[i] >= 0)
 			close(self->fds[i]);
@@ -120,7 +114,6 @@ TEST_F(limits, sysctl_values)
 	EXPECT_EQ(-EINVAL, ue_write_str(MAX_PATH, "many", 0));
 	EXPECT_EQ(-EINVAL, ue_write_str(MAX_PATH, "4294967296", 0));
 	EXPECT_EQ(orig, read_max());
-
 	/* 0: no new event, through any path; existing ones still register */
 	ASSERT_EQ(0, SLOT_REG(0, "uet_li_zero0 u32 a", 0));
 	EXPECT_EQ(0, set_max(0));
@@ -133,7 +126,6 @@ TEST_F(limits, sysctl_values)
 	SLOT_DROP(1);
 	SLOT_DROP(0);
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_li_zero0"));
-
 	EXPECT_EQ(0, set_max(1));
 	EXPECT_EQ(1, read_max());
 	EXPECT_EQ(0, set_max(orig + 1));
@@ -147,8 +139,7 @@ TEST_F_TIMEOUT(limits, max_events, 120)
 	ASSERT_EQ(0, SLOT_REG(0, "uet_li_max0 u32 a", 0));
 	ASSERT_EQ(0, SLOT_REG(1, "uet_li_max1 u32 a", 0));
 	EXPECT_EQ(self->n0 + 2, active_events());
-
-	/* Every way of creating a new event is refused */
+	/* every way of creating a new event is refused */
 	EXPECT_EQ(-EMFILE, SLOT_REG(2, "uet_li_max2 u32 a", 0));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_li_max2"));
 	EXPECT_EQ(-EMFILE, SLOT_REG(2, "uet_li_max2 u32 a", MULTI));
@@ -158,11 +149,10 @@ TEST_F_TIMEOUT(limits, max_events, 120)
 	EXPECT_EQ(-EMFILE, ue_dyn_cmd("u:uet_li_max2 u32 a"));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_li_max2"));
 	EXPECT_EQ(self->n0 + 2, active_events());
-
-	/* Existing events can still be registered */
+	/* existing events can still be registered */
 	EXPECT_EQ(0, SLOT_REG(2, "uet_li_max0 u32 a", 0));
 	SLOT_DROP(2);
-	/* Freeing one makes room at once */
+	/* freeing one makes room at once */
 	SLOT_DROP(0);
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_li_max0"));
 	EXPECT_EQ(0, SLOT_REG(2, "uet_li_max2 u32 a", 0));
@@ -222,28 +212,24 @@ TEST_F(limits, lower_than_count)
 #define UID_B		4243
 
 FIXTURE(user_enablers) {
-	char saved[32];
+	char *saved;
 };
 
 FIXTURE_SETUP(user_enablers)
 {
-	char *text = ue_read_all(UE_USER_MAX_PATH), val[16];
-
-	self->saved[0] = '\0';
-	if (!ue_available() || !text)
-		SKIP(free(text); return, "no %s", UE_USER_MAX_PATH);
-	snprintf(self->saved, sizeof(self->saved), "%s", text);
-	free(text);
+	if (!ue_available() || access(UE_USER_MAX_PATH, F_OK))
+		SKIP(return, "no %s", UE_USER_MAX_PATH);
 	if (geteuid())
 		SKIP(return, "changing %s needs root", UE_USER_MAX_PATH);
-	snprintf(val, sizeof(val), "%d", USER_MAX);
-	ASSERT_EQ(0, ue_write_str(UE_USER_MAX_PATH, val, 0));
+	self->saved = ue_read_all(UE_USER_MAX_PATH);
+	ASSERT_TRUE(ue_nonnull(self->saved));
+	ASSERT_EQ(0, set_sysctl(UE_USER_MAX_PATH, USER_MAX));
 }
 
 FIXTURE_TEARDOWN(user_enablers)
 {
-	if (self->saved[0] && !geteuid())
-		ue_write_str(UE_USER_MAX_PATH, self->saved, 0);
+	ue_write_str(UE_USER_MAX_PATH, self->saved, 0);
+	free(self->saved);
 	ue_del_name("ue_lim_user");
 }
 
