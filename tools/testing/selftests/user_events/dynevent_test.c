@@ -33,7 +33,7 @@ FIXTURE_TEARDOWN(dyn)
 	UE_TEARDOWN();
 }
 
-/* Create "u:NAME FIELDS", deleted again by the teardown. */
+/* "u:NAME FIELDS", deleted by the teardown */
 static int dyn_create(struct ue_track *t, const char *name, const char *fields)
 {
 	char cmd[1024];
@@ -68,26 +68,21 @@ TEST_F(dyn, create_list_delete)
 	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_basic", "u32 a; u64 b"));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_basic"));
 	EXPECT_GT(ue_event_id(UE_SYS, "uet_dy_basic"), 0);
+	/* the same event again is fine, other fields are refused */
+	EXPECT_EQ(0, dyn_create(&self->t, "uet_dy_basic", "u32 a;u64 b;"));
+	EXPECT_EQ(-EADDRINUSE, dyn_create(&self->t, "uet_dy_basic", "u32 a"));
+	EXPECT_EQ(-EADDRINUSE, dyn_create(&self->t, "uet_dy_basic", ""));
+	EXPECT_EQ(-EADDRINUSE, dyn_create(&self->t, "uet_dy_basic", "u64 a; u32 b"));
 	EXPECT_TRUE(listed("uet_dy_basic", "u:uet_dy_basic u32 a; u64 b"));
-	/* Not in use by anyone: listed in the status file without comment */
+	/* unused: listed in the status file without comment */
 	ASSERT_TRUE(ue_status_line("uet_dy_basic", line, sizeof(line)));
 	EXPECT_STREQ("uet_dy_basic", line);
 	EXPECT_TRUE(deletes("-:uet_dy_basic", "uet_dy_basic"));
 	EXPECT_FALSE(ue_status_line("uet_dy_basic", line, sizeof(line)));
-	/* Gone: deleting it again finds nothing */
 	EXPECT_EQ(-ENOENT, ue_dyn_cmd("-:uet_dy_basic"));
 	EXPECT_EQ(-ENOENT, ue_del_name("uet_dy_basic"));
 }
 
-TEST_F(dyn, no_fields)
-{
-	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_nofields", ""));
-	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_nofields"));
-	EXPECT_TRUE(listed("uet_dy_nofields", "u:uet_dy_nofields"));
-	EXPECT_TRUE(deletes("-:uet_dy_nofields", "uet_dy_nofields"));
-}
-
-/* Users come and go: the event stays until deleted. */
 TEST_F(dyn, persists_until_deleted)
 {
 	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_persist", "u32 a"));
@@ -106,33 +101,38 @@ TEST_F(dyn, persists_until_deleted)
  */
 TEST_F(dyn, canonical_listing)
 {
+	/* out: what follows "u:NAME" in the listing */
 	static const struct {
 		const char *name, *in, *out;
 	} cases[] = {
-		{ "uet_dy_canon1", "u32 a;u64 b;", "u32 a; u64 b" },
+		{ "uet_dy_canon1", "u32 a;u64 b;", " u32 a; u64 b" },
 		{ "uet_dy_canon2", "char[0x14] a;  unsigned char[010] b",
-		  "char[0x14] a; unsigned char[010] b" },
+		  " char[0x14] a; unsigned char[010] b" },
 		{ "uet_dy_canon3", "struct my_s a 24;;\t unsigned int b",
-		  "struct my_s a 24; unsigned int b" },
+		  " struct my_s a 24; unsigned int b" },
 		{ "uet_dy_canon4",
 		  "__data_loc char[] a; __rel_loc unsigned char[] b;__rel_loc u8[] c",
-		  "__data_loc char[] a; __rel_loc unsigned char[] b; __rel_loc u8[] c" },
+		  " __data_loc char[] a; __rel_loc unsigned char[] b; __rel_loc u8[] c" },
 		{ "uet_dy_canon5", "\ts8 a;\tunsigned short b;int c;",
-		  "s8 a; unsigned short b; int c" },
-		{ "uet_dy_canon6", "char[4]xy a", "char[4]xy a" },
+		  " s8 a; unsigned short b; int c" },
+		{ "uet_dy_canon6", "char[4]xy a", " char[4]xy a" },
+		{ "uet_dy_nofields", "", "" },
 	};
+	const char *name;
 	char want[1200];
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		EXPECT_EQ(0, dyn_create(&self->t, cases[i].name, cases[i].in))
-			TH_LOG("'%s'", cases[i].in);
-		snprintf(want, sizeof(want), "u:%s %s", cases[i].name, cases[i].out);
-		EXPECT_TRUE(listed(cases[i].name, want));
+		name = cases[i].name;
+		EXPECT_EQ(0, dyn_create(&self->t, name, cases[i].in)) TH_LOG("'%s'", cases[i].in);
+		EXPECT_TRUE(ue_event_exists(UE_SYS, name)) TH_LOG("%s", name);
+		snprintf(want, sizeof(want), "u:%s%s", name, cases[i].out);
+		EXPECT_TRUE(listed(name, want));
+		snprintf(want, sizeof(want), "-:%s", name);
+		EXPECT_TRUE(deletes(want, name)) TH_LOG("%s", want);
 	}
 }
 
-/* A listed line can be written back and names the same event. */
 TEST_F(dyn, listing_round_trip)
 {
 	char line[1024], again[1024 + 1];	/* room for "!" + line */
@@ -141,7 +141,6 @@ TEST_F(dyn, listing_round_trip)
 	ASSERT_TRUE(ue_dyn_line("uet_dy_trip", line, sizeof(line)));
 	EXPECT_EQ(0, ue_dyn_cmd(line));
 	EXPECT_TRUE(listed("uet_dy_trip", line));
-	/* "!" + the listed line deletes it */
 	snprintf(again, sizeof(again), "!%s", line);
 	EXPECT_TRUE(deletes(again, "uet_dy_trip"));
 }
@@ -189,18 +188,8 @@ TEST_F(dyn, delete_no_match)
 	EXPECT_TRUE(listed("uet_dy_nomatch", NULL));
 }
 
-/* Creating the same event again is fine; other fields are refused. */
-TEST_F(dyn, create_twice)
-{
-	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_twice", "u32 a; u64 b"));
-	EXPECT_EQ(0, dyn_create(&self->t, "uet_dy_twice", "u32 a;u64 b;"));
-	EXPECT_EQ(-EADDRINUSE, dyn_create(&self->t, "uet_dy_twice", "u32 a"));
-	EXPECT_EQ(-EADDRINUSE, dyn_create(&self->t, "uet_dy_twice", ""));
-	EXPECT_EQ(-EADDRINUSE, dyn_create(&self->t, "uet_dy_twice", "u64 a; u32 b"));
-	EXPECT_TRUE(listed("uet_dy_twice", "u:uet_dy_twice u32 a; u64 b"));
-}
-
-TEST_F(dyn, busy_registered)
+/* Held by a registration, a write index or ftrace: EBUSY; let go: deleted */
+TEST_F(dyn, busy)
 {
 	int fd = ue_open_data();
 
@@ -212,16 +201,13 @@ TEST_F(dyn, busy_registered)
 	EXPECT_EQ(-EBUSY, ue_dyn_cmd("!u:uet_dy_busyreg"));
 	EXPECT_EQ(-EBUSY, ue_dyn_cmd("!u:uet_dy_busyreg u32 a"));
 	EXPECT_EQ(-EBUSY, ue_del_name("uet_dy_busyreg"));
-	/* The write index slot of the open fd still uses the event */
+	/* the open fd's write index still uses the event */
 	ASSERT_EQ(0, ue_unreg(fd, self->page, 0));
 	EXPECT_EQ(-EBUSY, ue_dyn_cmd("-:uet_dy_busyreg"));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_busyreg"));
 	close(fd);
 	EXPECT_TRUE(deletes("-:uet_dy_busyreg", "uet_dy_busyreg"));
-}
 
-TEST_F(dyn, busy_ftrace)
-{
 	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_busyft", "u32 a"));
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_dy_busyft"));
 	EXPECT_EQ(-EBUSY, ue_dyn_cmd("-:uet_dy_busyft"));
@@ -247,15 +233,8 @@ TEST_F(dyn, busy_perf)
 	EXPECT_TRUE(deletes("-:uet_dy_busyperf", "uet_dy_busyperf"));
 }
 
-TEST_F(dyn, eperm_create)
-{
-	ue_track_del(&self->t, "uet_dy_nocap");
-	EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, 2, ue_cb_dyn, "u:uet_dy_nocap u32 a"));
-	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_nocap"));
-	EXPECT_FALSE(listed("uet_dy_nocap", NULL));
-}
-
-TEST_F(dyn, eperm_delete)
+/* Creating and deleting need CAP_PERFMON or CAP_SYS_ADMIN */
+TEST_F(dyn, capabilities)
 {
 	static const char * const dels[] = {
 		"-:uet_dy_nocapdel", "-:user_events/uet_dy_nocapdel",
@@ -263,6 +242,10 @@ TEST_F(dyn, eperm_delete)
 	};
 	int i;
 
+	ue_track_del(&self->t, "uet_dy_nocap");
+	EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, 2, ue_cb_dyn, "u:uet_dy_nocap u32 a"));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_nocap"));
+	EXPECT_FALSE(listed("uet_dy_nocap", NULL));
 	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_nocapdel", "u32 a"));
 	for (i = 0; i < ARRAY_SIZE(dels); i++)
 		EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, 2, ue_cb_dyn, (void *)dels[i]))
@@ -270,26 +253,15 @@ TEST_F(dyn, eperm_delete)
 	EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, 2, ue_cb_del, "uet_dy_nocapdel"));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_nocapdel"));
 	EXPECT_TRUE(listed("uet_dy_nocapdel", NULL));
-	/* Either capability alone is enough */
-	for (i = 0; i < 2; i++) {
-		ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_nocapdel", "u32 a"));
-		EXPECT_EQ(0, ue_run_without_caps(perfmon_caps + i, 1, ue_cb_dyn,
-						 "-:uet_dy_nocapdel"));
-		EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_nocapdel"));
-	}
-}
-
-TEST_F(dyn, create_with_one_cap)
-{
-	int i;
-
-	/* Without CAP_SYS_ADMIN, CAP_PERFMON is enough, and the reverse */
+	EXPECT_EQ(0, ue_dyn_cmd("-:uet_dy_nocapdel"));
+	/* either capability alone is enough, to create and to delete */
 	ue_track_del(&self->t, "uet_dy_onecap");
-	for (i = 1; i >= 0; i--) {
+	for (i = 0; i < 2; i++) {
 		EXPECT_EQ(0, ue_run_without_caps(perfmon_caps + i, 1, ue_cb_dyn,
 						 "u:uet_dy_onecap u32 a"));
 		EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_onecap"));
-		EXPECT_EQ(0, ue_dyn_cmd("-:uet_dy_onecap"));
+		EXPECT_EQ(0, ue_run_without_caps(perfmon_caps + i, 1, ue_cb_dyn,
+						 "-:uet_dy_onecap")) TH_LOG("cap %d", i);
 		EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_onecap"));
 	}
 }
@@ -399,7 +371,7 @@ TEST_F(dyn, same_limits_as_ioctl)
 	EXPECT_EQ(0, ue_dyn_cmd("-:uet_dy_cmdlen"));
 }
 
-/* Tracing prepared before the program registers: its bit is set at once. */
+/* tracing prepared before the program registers */
 TEST_F(dyn, prepared_tracing)
 {
 	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_prep", "u32 id"));
@@ -408,7 +380,7 @@ TEST_F(dyn, prepared_tracing)
 	EXPECT_TRUE(ue_wait_bit(self->page, 4, 7, true));
 }
 
-/* Every user event is listed, also one that does not persist. */
+/* also events that do not persist */
 TEST_F(dyn, lists_registered_events)
 {
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_dy_reglist  u32 a;char[0x4] b", self->page, 4,
@@ -418,7 +390,7 @@ TEST_F(dyn, lists_registered_events)
 	EXPECT_FALSE(listed("uet_dy_reglist", NULL));
 }
 
-/* Truncating dynamic_events while a user event is in use: nothing goes. */
+/* truncating dynamic_events while a user event is in use: nothing goes */
 TEST_F(dyn, truncate_busy)
 {
 	char path[PATH_MAX];
@@ -435,7 +407,6 @@ TEST_F(dyn, truncate_busy)
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_trunc_used"));
 }
 
-/* An event created by "u:" matches ioctl registrations like any other. */
 TEST_F(dyn, ioctl_matches_dyn_event)
 {
 	/* the same words, whatever white space: ';' ends a word */
@@ -471,7 +442,6 @@ TEST_F(dyn, ioctl_matches_dyn_event)
 	for (i = 0; i < ARRAY_SIZE(other); i++)
 		EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, other[i], self->page, 4, 16 + i, 0,
 					      NULL)) TH_LOG("'%s'", other[i]);
-	/* Still the very same tracepoint */
 	EXPECT_EQ(id, ue_event_id(UE_SYS, "uet_dy_match"));
 }
 
