@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * user_events against programs that make the kernel's job hard: enable
- * words in memory that fork() does not copy, a process that keeps its own
- * mmap_lock busy while tracers toggle its events, enable pages that never
- * fault in, many registrations of one event, and all of it at once by an
- * unprivileged user while a privileged tracer works on other events.
+ * user_events against programs that make the kernel's job hard: enable words in memory that
+ * fork() does not copy, a process that keeps its own mmap_lock busy while tracers toggle its
+ * events, enable pages that never fault in, many registrations of one event, and all of it at
+ * once by an unprivileged user while a privileged tracer works on other events.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -41,7 +40,7 @@ FIXTURE_SETUP(ho)
 
 FIXTURE_TEARDOWN(ho)
 {
-	/* stop what a failed test left (in the process group made for the test) */
+	/* what a failed test left, in the process group made for the test */
 	if (self->hostile) {
 		signal(SIGTERM, SIG_IGN);
 		kill(0, SIGTERM);
@@ -52,9 +51,8 @@ FIXTURE_TEARDOWN(ho)
 }
 
 /*
- * Register a word in a page marked with @advice, fork, map that address
- * anew in the child, enable the event: the child's memory must stay
- * untouched, since it never held the parent's word.
+ * Register a word in a page marked with @advice, fork, map that address anew in the child,
+ * enable the event: the child's memory stays untouched, it never held the parent's word.
  */
 static void ho_not_inherited(struct __test_metadata *_metadata, struct ue_track *t, int advice,
 			     const char *name)
@@ -112,7 +110,7 @@ struct ho_loop {
 	int failed;
 };
 
-/* Take this process's mmap_lock for writing, over and over. */
+/* Take this process's mmap_lock for writing, over and over */
 static void *ho_churn_thread(void *p)
 {
 	struct ho_loop *c = p;
@@ -129,19 +127,7 @@ static void *ho_churn_thread(void *p)
 	return NULL;
 }
 
-/* Toggle @name for HO_CHURN_SECS, ending disabled: the toggles, or -errno. */
-static int ho_toggle_for(const char *name)
-{
-	struct timespec start;
-	int n = 0, ret = 0;
-
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	while (!ret && (ue_elapsed(&start) < HO_CHURN_SECS || n % 2))
-		ret = ue_set_enable(UE_SYS, name, n++ % 2 == 0);
-	return ret ?: n;
-}
-
-/* True when all @n bits from @words are @want, waiting up to @secs. */
+/* True when all @n bits from @words are @want, waiting up to @secs */
 static bool ho_all_bits(const __u32 *words, int n, bool want, int secs)
 {
 	struct timespec start;
@@ -160,16 +146,26 @@ static bool ho_all_bits(const __u32 *words, int n, bool want, int secs)
 }
 
 /*
- * Enable @name, then disable it: each time all @n bits at @words follow
- * within @secs, well inside the caller's timeout.
+ * Toggle @name for HO_CHURN_SECS, ending disabled, then enable and disable it: all @n bits at
+ * @words reach each final state within @secs.  Returns the toggles.
  */
-static void ho_follow(struct __test_metadata *_metadata, const char *name, const __u32 *words,
-		      int n, int secs)
+static int ho_toggle_follow(struct __test_metadata *_metadata, const char *name,
+			    const __u32 *words, int n, int secs)
 {
-	ASSERT_EQ(0, ue_set_enable(UE_SYS, name, true));
-	EXPECT_TRUE(ho_all_bits(words, n, true, secs));
-	ASSERT_EQ(0, ue_set_enable(UE_SYS, name, false));
+	struct timespec start;
+	int toggles = 0, ret = 0, on;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (!ret && (ue_elapsed(&start) < HO_CHURN_SECS || toggles % 2))
+		ret = ue_set_enable(UE_SYS, name, toggles++ % 2 == 0);
+	ASSERT_EQ(0, ret);
+	ASSERT_GT(toggles, 1);
 	EXPECT_TRUE(ho_all_bits(words, n, false, secs));
+	for (on = 1; on >= 0; on--) {
+		ASSERT_EQ(0, ue_set_enable(UE_SYS, name, on));
+		EXPECT_TRUE(ho_all_bits(words, n, on, secs));
+	}
+	return toggles;
 }
 
 /* Register @n enablers of @cmd: bit i % 32 of word i / 32 (@spread: bit 0 of word 4 * i) */
@@ -184,9 +180,8 @@ static int ho_reg_n(int fd, const char *cmd, __u32 *words, int n, bool spread)
 }
 
 /*
- * While another thread keeps the registrant's mmap_lock busy, tracers
- * toggle its event many times: the bit always ends in the latest state
- * (updates that found the lock taken are finished by the kernel's worker).
+ * While another thread keeps the registrant's mmap_lock busy, tracers toggle its event many
+ * times: the bit ends in the latest state (the kernel's worker finishes blocked updates).
  */
 TEST_F(ho, bit_converges_under_mmap_churn)
 {
@@ -199,11 +194,7 @@ TEST_F(ho, bit_converges_under_mmap_churn)
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_ho_churn u32 a", word, 4, 0, NULL));
 	ue_track_del(&self->t, "uet_ho_churn");
 	ASSERT_EQ(0, pthread_create(&th, NULL, ho_churn_thread, &c));
-	toggles = ho_toggle_for("uet_ho_churn");
-	ASSERT_GT(toggles, 1);
-	/* end disabled, then enabled, then disabled: each final state is reached */
-	EXPECT_TRUE(ue_wait_bit(word, 4, 0, false));
-	ho_follow(_metadata, "uet_ho_churn", word, 1, UE_WAIT_SECS);
+	toggles = ho_toggle_follow(_metadata, "uet_ho_churn", word, 1, UE_WAIT_SECS);
 	__atomic_store_n(&c.stop, true, __ATOMIC_RELAXED);
 	pthread_join(th, NULL);
 	EXPECT_GT(c.n, 0);
@@ -211,10 +202,8 @@ TEST_F(ho, bit_converges_under_mmap_churn)
 }
 
 /*
- * A toggle writes only the first enablers of an event itself and leaves
- * the others to a worker, so that a registrant cannot make every tracer
- * wait by registering more. Toggled over and over, every bit of every
- * enabler still ends in the latest state.
+ * A toggle writes the first enablers of an event itself and leaves the others to a worker,
+ * so that no registrant makes tracers wait; every bit still ends in the latest state.
  */
 TEST_F_TIMEOUT(ho, many_enablers_all_follow, 240)
 {
@@ -226,14 +215,12 @@ TEST_F_TIMEOUT(ho, many_enablers_all_follow, 240)
 	ASSERT_LE(HO_MANY / 8, getpagesize());
 	ASSERT_EQ(0, ho_reg_n(fd, "uet_ho_many u32 a", words, HO_MANY, false));
 	ue_track_del(&self->t, "uet_ho_many");
-	toggles = ho_toggle_for("uet_ho_many");
-	ASSERT_GT(toggles, 1);
-	ho_follow(_metadata, "uet_ho_many", words, HO_MANY, 60);
+	toggles = ho_toggle_follow(_metadata, "uet_ho_many", words, HO_MANY, 60);
 	TH_LOG("%d toggles of an event with %d enablers", toggles, HO_MANY);
 	close(fd);
 }
 
-/* A userfaultfd, or -1 (made while privileged, armed later). */
+/* A userfaultfd, or -1 (made while privileged, armed later) */
 static int ho_uffd_open(void)
 {
 	struct uffdio_api api = { .api = UFFD_API };
@@ -246,7 +233,7 @@ static int ho_uffd_open(void)
 	return fd;
 }
 
-/* Make @page missing, its faults handed to @fd that nobody reads: they wait for its close. */
+/* Make @page missing, its faults handed to @fd that nobody reads: they wait for its close */
 static int ho_uffd_arm(int fd, void *page)
 {
 	struct uffdio_register reg = {
@@ -261,11 +248,8 @@ static int ho_uffd_arm(int fd, void *page)
 }
 
 /*
- * A process whose enable words sit on a page that never faults in (a
- * userfaultfd nobody serves) must not hold up the fault workers: another
- * process's bit, on a page that only needs a fault, still follows its
- * tracer. (The kernel's fault-in does not wait for a userfaultfd; a slow
- * FUSE page would park one worker, the one of its address space.)
+ * Enable words on a page that never faults in (a userfaultfd nobody serves) do not hold up
+ * the fault workers: another process's bit, on a page that needs a fault, follows its tracer.
  */
 TEST_F_TIMEOUT(ho, stuck_faults_stall_only_their_owner, 120)
 {
@@ -321,21 +305,18 @@ TEST_F_TIMEOUT(ho, stuck_faults_stall_only_their_owner, 120)
 }
 
 /*
- * Everything at once (tracers_not_stalled): the hostile user (nobody) runs
- * UE_HOSTILE_PROCS processes holding UE_HOSTILE_ENABLERS registrations of
- * HO_LOAD each and forking children that exit at once, a process that keeps
- * its mmap_lock busy, one whose enable page sits behind a userfaultfd nobody
- * serves and one forking children that watch a MADV_WIPEONFORK word; a root
- * thread toggles HO_LOAD. For UE_HOSTILE_SECS a real-time tracer (waiting
- * for locks, not for the CPU) toggles another event, opens and closes a perf
- * tracepoint and creates and deletes a probe event, each taking event_mutex.
- * Checked: every operation succeeds, wiped words stay zero and, once the
- * forking stops, every hostile bit follows. The longest wait of each
- * operation is printed ("# V hostile_... NS", read by make bench, which runs
- * this under -icount); not judged here, since without -icount it measures
- * the host.
+ * Everything at once (tracers_not_stalled): the hostile user (nobody) runs UE_HOSTILE_PROCS
+ * processes holding UE_HOSTILE_ENABLERS registrations of HO_LOAD each and forking children
+ * that exit at once, a process that keeps its mmap_lock busy, one whose enable page sits
+ * behind a userfaultfd nobody serves and one forking children that watch a MADV_WIPEONFORK
+ * word; a root thread toggles HO_LOAD. For UE_HOSTILE_SECS a real-time tracer toggles another
+ * event, opens and closes a perf tracepoint and creates and deletes a probe event, each taking
+ * event_mutex. Checked: every operation succeeds, wiped words stay zero and, once the forking
+ * stops, every hostile bit follows. The longest wait of each operation is printed ("# V
+ * hostile_... NS", for make bench under -icount; not judged here: it would measure the host).
  */
 struct ho_ctl {		/* shared by every process, __atomic accesses */
+	int procs, n;	/* forkers and their registrations */
 	int ready;	/* hostile processes set up */
 	int go;		/* all are: start forking */
 	int stop;	/* stop forking and churning */
@@ -355,13 +336,17 @@ static void ho_add(int *v)
 	__atomic_add_fetch(v, 1, __ATOMIC_RELEASE);
 }
 
-/* Wait up to @secs for *@v to reach @want. */
-static bool ho_wait_for(int *v, int want, int secs)
+/* Wait up to @secs for *@v to reach @want; false if not, or if one of the @n @pids ended */
+static bool ho_wait_for(int *v, int want, int secs, const pid_t *pids, int n)
 {
 	struct timespec start;
+	int i, status;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	while (ho_get(v) < want) {
+		for (i = 0; i < n; i++)
+			if (waitpid(pids[i], &status, WNOHANG))
+				return false;
 		if (ue_elapsed(&start) > secs)
 			return false;
 		usleep(10000);
@@ -369,11 +354,7 @@ static bool ho_wait_for(int *v, int want, int secs)
 	return true;
 }
 
-/*
- * A hostile process: map @len bytes (madvise @advice), then as the hostile
- * user register @n enablers of HO_LOAD there (ho_reg_n()). What is open
- * or mapped stays.
- */
+/* Map @len bytes (madvise @advice), then as the hostile user register @n enablers there */
 static __u32 *ho_hostile(size_t len, int advice, int n, bool spread)
 {
 	__u32 *words = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -388,47 +369,55 @@ static __u32 *ho_hostile(size_t len, int advice, int n, bool spread)
 	return words;
 }
 
-/* After the stop: check @n bits at @words in both phases, as told. */
+/* After the stop: check @n bits at @words in both phases, as told */
 static void ho_check_phases(struct ho_ctl *ctl, const __u32 *words, int n)
 {
 	int phase;
 
 	for (phase = 1; phase <= 2; phase++) {
-		ho_wait_for(&ctl->phase, phase, INT_MAX);
+		ho_wait_for(&ctl->phase, phase, INT_MAX, NULL, 0);
 		if (!ho_all_bits(words, n, phase == 1, HO_CHECK_SECS))
 			ho_add(&ctl->wrong);
 		ho_add(&ctl->checked[phase]);
 	}
 }
 
-/*
- * @procs processes with @n registrations each: this one registers, forks
- * the others, all fork children that exit at once until the stop, and
- * this one reaps them at the end.
- */
-static void ho_forkers(struct ho_ctl *ctl, int procs, int n)
+/* Ready; from the go to the stop fork children that exit at once (counted) or watch @wiped */
+static void ho_fork_loop(struct ho_ctl *ctl, const __u32 *wiped)
 {
+	int status;
+	pid_t pid;
+
+	ho_add(&ctl->ready);
+	ho_wait_for(&ctl->go, 1, INT_MAX, NULL, 0);
+	while (!ho_get(&ctl->stop)) {
+		pid = fork();
+		if (!pid && wiped)
+			usleep(2000);	/* the tracer toggles meanwhile */
+		if (!pid)
+			_exit(wiped && __atomic_load_n(wiped, __ATOMIC_RELAXED));
+		if (pid < 0 || waitpid(pid, &status, 0) != pid)
+			usleep(1000);
+		else if (wiped && status)
+			ho_add(&ctl->wrong);
+		else if (!wiped)
+			__atomic_add_fetch(&ctl->forks, 1, __ATOMIC_RELAXED);
+	}
+}
+
+/* ctl->procs forking processes with ctl->n registrations each; the first one reaps them */
+static void ho_forkers(struct ho_ctl *ctl)
+{
+	int n = ctl->n, i, status, ret = 0;
 	size_t len = (n / 8 + getpagesize()) & ~(size_t)(getpagesize() - 1);
 	__u32 *words = ho_hostile(len, 0, n, false);
-	int i, status, ret = 0;
-	pid_t pid = 1, child;
+	pid_t pid = 1;
 
-	for (i = 1; i < procs && pid > 0; i++)
+	for (i = 1; i < ctl->procs && pid > 0; i++)
 		pid = fork();
 	if (pid < 0)
 		_exit(4);
-	ho_add(&ctl->ready);
-	ho_wait_for(&ctl->go, 1, INT_MAX);
-	while (!ho_get(&ctl->stop)) {
-		child = fork();
-		if (!child)
-			_exit(0);
-		if (child < 0 || waitpid(child, &status, 0) != child) {
-			usleep(1000);
-			continue;
-		}
-		__atomic_add_fetch(&ctl->forks, 1, __ATOMIC_RELAXED);
-	}
+	ho_fork_loop(ctl, NULL);
 	ho_check_phases(ctl, words, n);
 	if (!pid)
 		_exit(0);
@@ -437,7 +426,7 @@ static void ho_forkers(struct ho_ctl *ctl, int procs, int n)
 	_exit(ret ? 5 : 0);
 }
 
-/* A process that keeps its own mmap_lock busy. */
+/* A process that keeps its own mmap_lock busy */
 static void ho_churner(struct ho_ctl *ctl)
 {
 	__u32 *word = ho_hostile(getpagesize(), 0, 1, false);
@@ -447,14 +436,14 @@ static void ho_churner(struct ho_ctl *ctl)
 	if (pthread_create(&th, NULL, ho_churn_thread, &c))
 		_exit(3);
 	ho_add(&ctl->ready);
-	ho_wait_for(&ctl->stop, 1, INT_MAX);
+	ho_wait_for(&ctl->stop, 1, INT_MAX, NULL, 0);
 	__atomic_store_n(&c.stop, true, __ATOMIC_RELAXED);
 	pthread_join(th, NULL);
 	ho_check_phases(ctl, word, 1);
 	_exit(0);
 }
 
-/* A process whose enable words never fault in, until it exits. */
+/* A process whose enable words never fault in, until it exits */
 static void ho_stuck(struct ho_ctl *ctl)
 {
 	int uffd = ho_uffd_open();	/* while privileged */
@@ -463,36 +452,26 @@ static void ho_stuck(struct ho_ctl *ctl)
 	if (ho_uffd_arm(uffd, words))
 		_exit(4);
 	ho_add(&ctl->ready);
-	ho_wait_for(&ctl->stop, 1, INT_MAX);
+	ho_wait_for(&ctl->stop, 1, INT_MAX, NULL, 0);
 	_exit(0);
 }
 
-/* A registration on a MADV_WIPEONFORK page: children see zeroes only. */
+/* A registration on a MADV_WIPEONFORK page: children see zeroes only */
 static void ho_wiper(struct ho_ctl *ctl)
 {
 	__u32 *word = ho_hostile(getpagesize(), MADV_WIPEONFORK, 1, false);
-	int status;
-	pid_t pid;
 
-	ho_add(&ctl->ready);
-	ho_wait_for(&ctl->go, 1, INT_MAX);
-	while (!ho_get(&ctl->stop)) {
-		pid = fork();
-		if (!pid) {
-			usleep(2000);	/* the tracer toggles meanwhile */
-			_exit(__atomic_load_n(word, __ATOMIC_RELAXED) != 0);
-		}
-		if (pid > 0 && waitpid(pid, &status, 0) == pid && status)
-			ho_add(&ctl->wrong);
-	}
+	ho_fork_loop(ctl, word);
 	ho_check_phases(ctl, word, 1);
 	_exit(0);
 }
 
-/* The hostile processes but the forkers, each in a process of its own */
+/* The hostile processes, each role in a process of its own */
 static void (*const ho_roles[])(struct ho_ctl *ctl) = {
-	ho_churner, ho_stuck, ho_wiper, NULL,
+	ho_churner, ho_stuck, ho_wiper, ho_forkers,
 };
+
+#define HO_ROLES	((int)ARRAY_SIZE(ho_roles))
 
 /* Real-time priority for the calling thread, when it may have it. */
 static void ho_rt(bool on)
@@ -503,10 +482,9 @@ static void ho_rt(bool on)
 }
 
 /*
- * Toggle the hostile processes' event until told to stop, a toggle per
- * millisecond, at real-time priority like the tracer: a toggle holding
- * event_mutex must not wait for the CPU behind the hostile processes (no
- * mutex lends its waiter's priority), or the tracer would measure that.
+ * Toggle the hostile processes' event until told to stop, a toggle per millisecond, at
+ * real-time priority like the tracer: a toggle holding event_mutex must not wait for the CPU
+ * behind the hostile processes (no mutex lends its waiter's priority).
  */
 static void *ho_toggle_thread(void *p)
 {
@@ -524,38 +502,29 @@ enum { HO_OP_TOGGLE, HO_OP_PERF, HO_OP_PROBE, HO_OPS };
 
 static const char * const ho_op_name[HO_OPS] = { "toggle", "perf", "probe" };
 
-/* The tracer's operations: how many, how many failed, the longest. */
+/* The tracer's operations: how many, how many failed, the longest (ns) */
 struct ho_lat {
-	long long start;	/* ns, end of the previous operation */
+	struct timespec start;	/* end of the previous operation */
 	long long max[HO_OPS];
 	long nr[HO_OPS];
 	int failed[HO_OPS];
 };
 
-static long long ho_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-/* An operation @op that returned @ret has just ended. */
+/* An operation @op that returned @ret has just ended */
 static void ho_lap(struct ho_lat *l, int op, int ret)
 {
-	long long now = ho_now();
+	long long ns = ue_elapsed(&l->start) * 1e9;
 
-	if (now - l->start > l->max[op])
-		l->max[op] = now - l->start;
+	clock_gettime(CLOCK_MONOTONIC, &l->start);
+	if (ns > l->max[op])
+		l->max[op] = ns;
 	l->nr[op]++;
 	l->failed[op] += ret < 0;
-	l->start = now;
 }
 
 /*
- * The probe event the tracer creates: a kprobe where the kernel has
- * kprobe events, else a uprobe on this program (its creation takes the
- * same locks; it is never enabled, so the offset is not used).
+ * The probe event the tracer creates: a kprobe where the kernel has kprobe events, else a
+ * uprobe on this program (the same locks; never enabled, so the offset is not used).
  */
 static int ho_probe_cmd(char *path, size_t plen, char *cmd, size_t clen)
 {
@@ -585,7 +554,7 @@ static void ho_trace(struct ho_lat *l, int id, int secs)
 	ho_rt(true);
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	while (ue_elapsed(&start) < secs) {
-		l->start = ho_now();
+		clock_gettime(CLOCK_MONOTONIC, &l->start);
 		ho_lap(l, HO_OP_TOGGLE, ue_set_enable(UE_SYS, HO_QUIET, true));
 		ho_lap(l, HO_OP_TOGGLE, ue_set_enable(UE_SYS, HO_QUIET, false));
 		fd = ue_perf_open(id, false);
@@ -600,23 +569,6 @@ static void ho_trace(struct ho_lat *l, int id, int secs)
 		usleep(HO_PAUSE_US);
 	}
 	ho_rt(false);
-}
-
-/* Wait until @want hostile processes are set up; false if one of @pids ended. */
-static bool ho_set_up(struct ho_ctl *ctl, int want, const pid_t *pids, int n)
-{
-	struct timespec start;
-	int i, status;
-
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	while (ho_get(&ctl->ready) < want) {
-		for (i = 0; i < n; i++)
-			if (waitpid(pids[i], &status, WNOHANG) ||
-			    ue_elapsed(&start) > HO_SETUP_SECS)
-				return false;
-		usleep(10000);
-	}
-	return true;
 }
 
 /* Raise the per-user limit to @need if lower, keeping the old value. */
@@ -643,12 +595,14 @@ TEST_F_TIMEOUT(ho, tracers_not_stalled, 600)
 	struct ho_ctl *ctl;
 	struct ho_lat l = { 0 };
 	struct timespec start;
-	pid_t pids[4];
+	pid_t pids[HO_ROLES];
 	pthread_t th;
 
 	ASSERT_TRUE(ue_nonnull(quiet));
 	ctl = mmap(NULL, sizeof(*ctl), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_TRUE(ctl != MAP_FAILED);
+	ctl->procs = procs;
+	ctl->n = n;
 	/* the forkers' children hold copies until they exit */
 	ho_user_max(_metadata, self->user_max, sizeof(self->user_max), 2L * procs * n + 64);
 	ue_track_del(&self->t, HO_LOAD);
@@ -656,15 +610,14 @@ TEST_F_TIMEOUT(ho, tracers_not_stalled, 600)
 	/* before our own registration: the forkers inherit nothing more */
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	self->hostile = true;	/* the teardown stops what is left */
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < HO_ROLES; i++) {
 		pids[i] = fork();
 		ASSERT_LE(0, pids[i]);
-		if (!pids[i] && ho_roles[i])
-			ho_roles[i](ctl);
 		if (!pids[i])
-			ho_forkers(ctl, procs, n);
+			ho_roles[i](ctl);
 	}
-	ASSERT_TRUE(ho_set_up(ctl, procs + 3, pids, 4)) TH_LOG("a hostile process failed");
+	ASSERT_TRUE(ho_wait_for(&ctl->ready, procs + 3, HO_SETUP_SECS, pids, HO_ROLES))
+		TH_LOG("a hostile process failed");
 	TH_LOG("set up: %d processes x %d registrations in %.1f s", procs, n, ue_elapsed(&start));
 	ASSERT_EQ(0, ue_track_reg(&self->t, HO_QUIET " u32 a", quiet, 4, 0, NULL));
 	ue_track_del(&self->t, HO_QUIET);
@@ -681,9 +634,9 @@ TEST_F_TIMEOUT(ho, tracers_not_stalled, 600)
 	for (i = 1; i <= 2; i++) {
 		ASSERT_EQ(0, ue_set_enable(UE_SYS, HO_LOAD, i == 1));
 		ho_add(&ctl->phase);
-		EXPECT_TRUE(ho_wait_for(&ctl->checked[i], checkers, HO_CHECK_SECS + 10));
+		EXPECT_TRUE(ho_wait_for(&ctl->checked[i], checkers, HO_CHECK_SECS + 10, NULL, 0));
 	}
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < HO_ROLES; i++) {
 		ASSERT_EQ(pids[i], waitpid(pids[i], &status, 0));
 		EXPECT_EQ(0, status) TH_LOG("hostile process %d: %#x", i, status);
 	}
