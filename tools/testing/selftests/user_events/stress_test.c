@@ -3,22 +3,18 @@
  * user_events stress: worker processes and their threads register, write, unregister, close,
  * fork, exec, vfork and exit (cleanly or busy), while threads of the test process toggle
  * enable files, attach perf events, create and delete events, read tracefs files and churn
- * user namespaces.  Bounded by UE_STRESS_SECONDS (default 20) and UE_STRESS_OPS (5000000).
+ * user namespaces, for UE_STRESS_SECONDS (default 20) or UE_STRESS_OPS (5000000) operations.
  * Checked without timing assumptions: every operation succeeds or fails with an errno its
  * situation allows; every checked record, traced in a private instance that holds them all
  * (UE_STRESS_RECORDS), is there once and intact, and nothing else is; afterwards the
  * Active/Busy counts are those of before and nothing of the test is left (leaks: kmemleak).
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
+#include "../kselftest_harness.h"
 #include <dirent.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-
-#include "../kselftest_harness.h"
 #include "ue_util.h"
 
 #define ST_INST		"uet_stress"
@@ -87,7 +83,6 @@ enum st_op {
 	OP_NS_TRACE, OP_NR
 };
 
-/* In the order of enum st_op */
 static const char * const st_op_name[OP_NR] = {
 	"reg", "reg_inuse", "unreg", "write", "write_disabled", "checked_write", "close_reopen",
 	"worker_procs", "fork_children", "exec_children", "vfork_exec", "threads", "exit_busy",
@@ -157,10 +152,7 @@ static __printf(1, 2) void st_fail(const char *fmt, ...)
 	va_end(ap);
 }
 
-/*
- * Count operation @op (unless OP_NR) that returned @ret (>= 0 or -errno); an errno
- * not in @allowed (0-terminated) is a failure.  Returns true on success.
- */
+/* Count @op (unless OP_NR), which returned @ret: true if >= 0, fails on -errno not in @allowed */
 static bool st_check(int op, const char *what, long ret, const int *allowed)
 {
 	int i;
@@ -193,21 +185,15 @@ static char *st_chk_msg(char *buf, __u32 wid, __u32 seq)
 	return buf;
 }
 
-/* Take one of the checked records the ring buffer has room for. */
+/* One of the checked records the ring buffer has room for */
 static bool st_reserve(void)
 {
 	return __atomic_fetch_add(&st_sh->chk_reserved, 1, __ATOMIC_RELAXED) < st_sh->max_records;
 }
 
-static __u32 st_new_wid(void)
-{
-	return __atomic_fetch_add(&st_sh->next_wid, 1, __ATOMIC_RELAXED);
-}
-
-/* Write checked record @seq of @wid; it must always be accepted. */
+/* Checked record @seq of @wid: [index][wid][seq][val][msg loc]"w<wid>s<seq>", never refused */
 static bool st_chk_write(__u32 wid, __u32 seq)
 {
-	/* [index][wid][seq][val][msg location] "w<wid>s<seq>" */
 	__u32 rec[12] = { st_w.chk_idx, wid, seq };
 	__u64 val = st_chk_val(wid, seq);
 	int mlen = strlen(st_chk_msg((char *)&rec[6], wid, seq)) + 1;
@@ -226,7 +212,7 @@ static bool st_chk_write(__u32 wid, __u32 seq)
 	return true;
 }
 
-/* Index + a valid payload for format @fmt; returns the write length. */
+/* Index + a valid payload for format @fmt; returns the write length */
 static size_t st_payload(char *buf, __u32 idx, int fmt, __u32 v)
 {
 	__u64 a = v;
@@ -310,7 +296,7 @@ static void st_write(int fd, struct st_live *l, __u32 v, const char *what)
 		st_fail("%s: %zd of %zu bytes", what, ret, len);
 }
 
-/* Churn: (un)register on words shared with the other churner, write, close and reopen */
+/* (Un)register on words shared with the other churner, write, close and reopen */
 static void *st_churn(void *arg)
 {
 	struct st_live live[ST_LIVE_MAX], *l;
@@ -321,7 +307,7 @@ static void *st_churn(void *arg)
 	while (fd >= 0 && !st_quit()) {
 		r = ue_rand_n(&rs, 100);
 		if (r >= 96) {
-			/* registrations stay: they belong to the process */
+			/* the registrations stay: they belong to the process */
 			close(fd);
 			fd = ue_open_data();
 			for (i = 0; i < nlive; i++)
@@ -349,7 +335,7 @@ static void *st_churn(void *arg)
 	return NULL;
 }
 
-/* Short-lived thread: register, write, mostly unregister, exit. */
+/* A short-lived thread: register, write, mostly unregister, exit */
 static void *st_short(void *arg)
 {
 	int fd = ue_open_data();
@@ -362,7 +348,7 @@ static void *st_short(void *arg)
 	}
 	if (!st_reg(fd, &rs, ST_SLOT_CHURN, ST_SLOT_SHORT, &l, false)) {
 		st_write(fd, &l, 7, "short thread write");
-		/* Sometimes left registered: the process exit cleans up */
+		/* sometimes left for the process exit to clean up */
 		if (st_w.short_left < 4 && !ue_rand_n(&rs, 8))
 			st_w.short_left++;
 		else
@@ -383,13 +369,15 @@ static int st_wait_child(pid_t pid, const char *what)
 	return -1;
 }
 
-static char *const st_true_argv[] = { "true", NULL };
-static char *const st_true_envp[] = { NULL };
+static void st_exec_true(void)
+{
+	char *const argv[] = { "true", NULL };
 
-/*
- * Forked child: checked records through the inherited file (writer), then a registration
- * left for its exit (writers: sometimes) or exec of /bin/true to tear down.
- */
+	execve("/bin/true", argv, argv + 1);
+	_exit(127);
+}
+
+/* Forked: checked records (writer), then a registration left to exit (sometimes) or exec */
 static void st_child(__u64 rs, bool exec)
 {
 	__u32 wid, seq, n = 1 + ue_rand_n(&rs, 32);
@@ -397,7 +385,7 @@ static void st_child(__u64 rs, bool exec)
 	int fd;
 
 	if (!exec) {
-		wid = st_new_wid();
+		wid = __atomic_fetch_add(&st_sh->next_wid, 1, __ATOMIC_RELAXED);
 		for (seq = 0; wid < ST_MAX_WRITERS && seq < n; seq++) {
 			if (!st_reserve() || !st_chk_write(wid, seq))
 				break;
@@ -409,11 +397,11 @@ static void st_child(__u64 rs, bool exec)
 			st_reg(fd, &rs, 1, ST_SLOT_CHURN - 1, &l, false);
 	}
 	if (exec)
-		execve("/bin/true", st_true_argv, st_true_envp);
-	_exit(exec ? 127 : 0);
+		st_exec_true();
+	_exit(0);
 }
 
-/* Forks (writers, exec), vfork+exec and short-lived threads. */
+/* Forks (writers, exec), vfork+exec and short-lived threads */
 static void *st_forker(void *arg)
 {
 	static const char * const what[] = { "fork writer", "fork+exec /bin/true", "vfork+exec" };
@@ -437,10 +425,8 @@ static void *st_forker(void *arg)
 		}
 		/* vfork(): CLONE_VM | CLONE_VFORK, a child that execs at once */
 		pid = kind == 2 ? vfork() : fork();
-		if (!pid && kind == 2) {
-			execve("/bin/true", st_true_argv, st_true_envp);
-			_exit(127);
-		}
+		if (!pid && kind == 2)
+			st_exec_true();
 		if (!pid)
 			st_child(child_rs, kind == 1);
 		if (pid < 0) {
@@ -453,16 +439,13 @@ static void *st_forker(void *arg)
 	return NULL;
 }
 
-/*
- * A worker process; its main thread writes the checked event.  After a random quota it
- * exits with its threads still busy, unless the run stops: then it joins them, cleans up.
- */
+/* A worker: writes the checked event; exits with busy threads after a quota, or at the stop */
 static void st_worker_main(void)
 {
 	pthread_t th[ST_CHURNERS + 1];
 	__u64 rs = st_seed();
 	unsigned int quota = 50 + ue_rand_n(&rs, 450), done = 0;
-	__u32 wid = st_new_wid(), seq = 0;
+	__u32 wid = __atomic_fetch_add(&st_sh->next_wid, 1, __ATOMIC_RELAXED), seq = 0;
 	bool checked = wid < ST_MAX_WRITERS;
 	struct st_live l;
 	int nth, ret;
@@ -513,10 +496,7 @@ static void st_worker_main(void)
 	_exit(0);
 }
 
-/*
- * Keeps ST_WORKERS workers alive until the run stops; a child subreaper, it also reaps
- * the children that outlive their worker, so that no process of the run is left.
- */
+/* Keeps ST_WORKERS workers alive; a subreaper, it also reaps what outlives its worker */
 static void st_spawner(void)
 {
 	pid_t workers[ST_WORKERS] = { 0 }, pid;
@@ -675,42 +655,27 @@ static void st_delete(__u64 *rs, int p)
 	ST_OK(OP_DYN_DELETE, "dynamic_events delete", ue_dyn_cmd(cmd), ENOENT, EBUSY);
 }
 
-/* dynamic_events create and delete */
-static void *st_dyn(void *arg)
-{
-	__u64 rs = st_seed();
-	int d;
-
-	while (!st_stopped()) {
-		d = ST_DYN_FIRST + ue_rand_n(&rs, ST_NDYN);
-		if (ue_rand_n(&rs, 3)) {
-			st_delete(&rs, d);
-			continue;
-		}
-		/* same fields as every registration: never refused */
-		ST_OK(OP_DYN_CREATE, "dynamic_events create",
-		      ue_dyn_add(st_pool[d].name, st_fmt_text[FMT_DL]), 0);
-	}
-	return NULL;
-}
-
-static void *st_deleter(void *arg)
+/* Delete events of the pool; with @dyn, create and delete those of dynamic_events */
+static void *st_deleter(void *dyn)
 {
 	__u64 rs = st_seed();
 	int p, ret;
 
 	while (!st_stopped()) {
-		p = ue_rand_n(&rs, ST_NPOOL);
-		if (p != ST_CHK) {
+		p = dyn ? ST_DYN_FIRST + ue_rand_n(&rs, ST_NDYN) : ue_rand_n(&rs, ST_NPOOL);
+		if (dyn && !ue_rand_n(&rs, 3)) {
+			/* same fields as every registration: never refused */
+			ST_OK(OP_DYN_CREATE, "dynamic_events create",
+			      ue_dyn_add(st_pool[p].name, st_fmt_text[FMT_DL]), 0);
+		} else if (p != ST_CHK) {
 			st_delete(&rs, p);
-			continue;
+		} else {
+			/* registered and traced all along: always busy */
+			ret = ue_rand_n(&rs, 2) ? ue_del_name(CHK_NAME) : ue_dyn_cmd("-:" CHK_NAME);
+			st_count(OP_DEL);
+			if (ret != -EBUSY)
+				st_fail("deleting the checked event: %d", ret);
 		}
-		/* registered and traced all along: always busy */
-		ret = ue_rand_n(&rs, 2) ? ue_del_name(CHK_NAME) :
-		      ue_dyn_cmd("-:" CHK_NAME);
-		st_count(OP_DEL);
-		if (ret != -EBUSY)
-			st_fail("deleting the checked event: %d", ret);
 	}
 	return NULL;
 }
@@ -749,9 +714,8 @@ static bool st_recv(int sock, void *buf, size_t len)
 }
 
 /*
- * Child of st_ns_churn(), in a user namespace of its own: register pool names, send the
- * namespace's inode number, maybe wait for the host's word (1: it traces us, so our
- * enable bits come on), write and exit.  Exit status: 0, or the step that failed.
+ * In a user namespace of its own: register pool names, send the namespace's inode number,
+ * maybe wait for the host's word (1: it traces us), write, exit: 0 or the failed step.
  */
 static void st_ns_child(int sock, bool wait_host)
 {
@@ -792,26 +756,17 @@ static void st_ns_child(int sock, bool wait_host)
 	_exit(0);
 }
 
-/* Write @on to the enable file of namespace @inum's group system */
-static int st_ns_enable(unsigned long inum, const char *on)
+/*
+ * Trace the events of namespace system @sys: its enable file (events/./SYS/enable), or perf.
+ * The child may be gone, and its events with it.
+ */
+static bool st_ns_trace(__u64 *rs, const char *sys, int *perf, int *nperf)
 {
-	char sys[64], path[PATH_MAX];
-
-	ue_ns_system(sys, sizeof(sys), inum, false);
-	return ue_write_str(ue_tpath(path, sizeof(path), "events/%s/enable", sys), on, 0);
-}
-
-/* Trace namespace @inum's events: its system's enable file, or perf */
-static bool st_ns_trace(__u64 *rs, unsigned long inum, int *perf, int *nperf)
-{
-	char sys[64];
 	int i;
 
-	/* the child may be gone, and its events with it */
 	if (ue_rand_n(rs, 2))
-		return ST_OK(OP_NR, "enable namespace system",
-			     st_ns_enable(inum, "1"), ENOENT, ENODEV, EINVAL);
-	ue_ns_system(sys, sizeof(sys), inum, false);
+		return ST_OK(OP_NR, "enable namespace system", ue_set_enable(".", sys, true),
+			     ENOENT, ENODEV, EINVAL);
 	for (i = 0; i < ST_NS_EVENTS; i++) {
 		perf[*nperf] = st_perf_open(rs, sys, st_pool[i].name, OP_NR);
 		*nperf += perf[*nperf] >= 0;
@@ -822,7 +777,7 @@ static bool st_ns_trace(__u64 *rs, unsigned long inum, int *perf, int *nperf)
 /* Children in user namespaces of their own, traced from the host */
 static void *st_ns_churn(void *arg)
 {
-	char *groups = ue_read_all(UE_NS_SYSCTL_GROUPS), go;
+	char *groups = ue_read_all(UE_NS_SYSCTL_GROUPS), go, sys[64];
 	bool on = groups && atoi(groups) == 1, wait_host;
 	int sv[2], perf[ST_NS_EVENTS], nperf, ret;
 	__u64 rs = st_seed();
@@ -830,7 +785,6 @@ static void *st_ns_churn(void *arg)
 	pid_t pid;
 
 	free(groups);
-	/* a kernel without namespace groups (or with them off): nothing */
 	if (!on) {
 		ksft_print_msg("stress: no user_events namespace groups\n");
 		return NULL;
@@ -858,7 +812,8 @@ static void *st_ns_churn(void *arg)
 		nperf = 0;
 		go = 0;
 		if (inum > 0) {
-			go = st_ns_trace(&rs, inum, perf, &nperf);
+			ue_ns_system(sys, sizeof(sys), inum, false);
+			go = st_ns_trace(&rs, sys, perf, &nperf);
 			st_count(OP_NS_TRACE);
 		}
 		send(sv[0], &go, 1, MSG_NOSIGNAL);
@@ -868,8 +823,8 @@ static void *st_ns_churn(void *arg)
 		while (nperf)
 			close(perf[--nperf]);
 		if (inum > 0) {
-			ST_OK(OP_NR, "disable namespace system",
-			      st_ns_enable(inum, "0"), ENOENT, ENODEV, EINVAL);
+			ST_OK(OP_NR, "disable namespace system", ue_set_enable(".", sys, false),
+			      ENOENT, ENODEV, EINVAL);
 		} else if (!ret && (inum == -EPERM || inum == -EINVAL)) {
 			ksft_print_msg("stress: no user namespaces: %s\n", strerror((int)-inum));
 			break;
@@ -903,8 +858,7 @@ struct st_verify {
 /* The instance trace: each checked (wid, seq) written exactly once, intact */
 static void st_verify_trace(struct st_verify *v)
 {
-	__u32 w, nwid = st_sh->next_wid < ST_MAX_WRITERS ? st_sh->next_wid :
-			ST_MAX_WRITERS;
+	__u32 w, nwid = st_sh->next_wid < ST_MAX_WRITERS ? st_sh->next_wid : ST_MAX_WRITERS;
 	__u64 *base = calloc(nwid + 1, sizeof(*base));
 	__u64 wid, seq, val, in_buf = 0, written = 0;
 	char path[PATH_MAX], msg[32], want[32], *line = NULL, *p;
@@ -934,11 +888,9 @@ static void st_verify_trace(struct st_verify *v)
 		if (!p)
 			continue;
 		v->records++;
-		msg[0] = '\0';
-		if (strstr(p, " msg="))
-			sscanf(strstr(p, " msg=") + 5, "%31s", msg);
 		if (!st_field(p, "wid", &wid) || !st_field(p, "seq", &seq) ||
-		    !st_field(p, "val", &val)) {
+		    !st_field(p, "val", &val) || !strstr(p, " msg=") ||
+		    sscanf(strstr(p, " msg=") + 5, "%31s", msg) != 1) {
 			v->bad++;
 			st_fail("unparsable record: %s", line);
 		} else if (wid >= nwid || seq >= st_sh->wcount[wid]) {
@@ -970,29 +922,28 @@ out:
 }
 
 /* The threads of the test process */
-static void *(*const st_tracer_fn[])(void *) = {
-	st_toggler, st_perf, st_dyn, st_deleter, st_reader, st_ns_churn,
+static const struct {
+	void *(*fn)(void *arg);
+	void *arg;
+} st_tracers[] = {
+	{ st_toggler }, { st_perf }, { st_deleter, "dyn" }, { st_deleter }, { st_reader },
+	{ st_ns_churn },
 };
 
-#define ST_TRACERS	((int)ARRAY_SIZE(st_tracer_fn))
+#define ST_TRACERS	((int)ARRAY_SIZE(st_tracers))
 
+/* The counts of the operations (processes: worker_procs + the *_children and vfork_exec) */
 static void st_report(double secs)
 {
-	__u64 *count = st_sh->count;
 	char line[1024];
 	int i, n = 0;
 
 	for (i = 0; i < OP_NR; i++)
-		n += snprintf(line + n, sizeof(line) - n, "%s%s=%llu",
-			      i ? " " : "", st_op_name[i], count[i]);
-	ksft_print_msg("stress: %.1f s, %llu operations: %s\n", secs, st_sh->ops, line);
-	ksft_print_msg("stress: %llu processes: %llu workers, %llu forked writers,\n",
-		       count[OP_PROC] + count[OP_FORK] + count[OP_EXEC] +
-		       count[OP_VFORK], count[OP_PROC], count[OP_FORK]);
-	ksft_print_msg("stress: %llu fork+exec, %llu vfork+exec children\n",
-		       count[OP_EXEC], count[OP_VFORK]);
-	ksft_print_msg("stress: %llu threads (+%d tracer threads), %u checked writers\n",
-		       count[OP_THREAD], ST_TRACERS, st_sh->next_wid);
+		n += snprintf(line + n, sizeof(line) - n, " %s=%llu", st_op_name[i],
+			      st_sh->count[i]);
+	ksft_print_msg("stress: %.1f s, %llu operations:%s\n", secs, st_sh->ops, line);
+	ksft_print_msg("stress: %d tracer threads, %u checked writers\n", ST_TRACERS,
+		       st_sh->next_wid);
 }
 
 static void st_buffer_size(const char *which, long kb)
@@ -1032,9 +983,8 @@ TEST_F_TIMEOUT(stress, processes_threads_tracers, 1800)
 	struct timespec start;
 	pid_t spawner;
 
-	ksft_print_msg("stress: %.0f s, at most %llu operations, %llu checked records\n",
-		       secs, max_ops, max_records);
-	ksft_print_msg("stress: %d worker processes x %d threads\n", ST_WORKERS, ST_CHURNERS + 2);
+	ksft_print_msg("stress: %.0f s, ops <= %llu, records <= %llu, %d workers x %d threads\n",
+		       secs, max_ops, max_records, ST_WORKERS, ST_CHURNERS + 2);
 
 	/* what an interrupted earlier run may have left behind */
 	if (ue_leftovers(ST_PREFIX, false, left, sizeof(left))) {
@@ -1075,7 +1025,7 @@ TEST_F_TIMEOUT(stress, processes_threads_tracers, 1800)
 	if (st_ncpus < 1)
 		st_ncpus = 1;
 	for (nth = 0; nth < ST_TRACERS; nth++) {
-		if (pthread_create(&th[nth], NULL, st_tracer_fn[nth], NULL)) {
+		if (pthread_create(&th[nth], NULL, st_tracers[nth].fn, st_tracers[nth].arg)) {
 			st_fail("pthread_create (tracers) failed");
 			st_stop();
 			break;
@@ -1094,10 +1044,8 @@ TEST_F_TIMEOUT(stress, processes_threads_tracers, 1800)
 	st_disable_all();
 	st_report(ue_elapsed(&start));
 	st_verify_trace(&v);
-	ksft_print_msg("stress: %llu checked records written, %llu in the trace\n",
-		       v.expected, v.records);
-	ksft_print_msg("stress: %llu missing, %llu duplicated, %llu corrupt, %llu stray\n",
-		       v.missing, v.dup, v.bad, v.stray);
+	ksft_print_msg("stress: %llu/%llu traced; missing %llu dup %llu bad %llu stray %llu\n",
+		       v.records, v.expected, v.missing, v.dup, v.bad, v.stray);
 	for (i = 0; i < (int)st_sh->nfail && i < ST_MAX_FAILS; i++)
 		ksft_print_msg("stress failure: %s\n", st_sh->fail[i]);
 	/* also what the check of the trace found */
