@@ -13,7 +13,7 @@
 #define UE_ARGS_MAX	32
 
 /* libuser_events finds the mount; else mount the standard place. */
-const char *ue_tracefs(void)
+static const char *ue_tracefs(void)
 {
 	static char root[PATH_MAX];
 
@@ -59,7 +59,6 @@ static void *ue_realloc(void *p, size_t size)
 	return p;
 }
 
-/* A whole file as a NUL-terminated malloc()ed string; NULL with errno set on failure. */
 char *ue_read_all(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -105,7 +104,6 @@ static char *ue_tracefs_read(const char *file)
 	return ue_read_all(ue_tpath(path, sizeof(path), "%s", file));
 }
 
-/* Copy the line of @text holding @needle (first one) to @out. */
 bool ue_find_line(const char *text, const char *needle, char *out, size_t len)
 {
 	const char *hit = text ? strstr(text, needle) : NULL, *start = hit;
@@ -132,7 +130,6 @@ double ue_elapsed(const struct timespec *start)
 	return ue_now() - (start->tv_sec + start->tv_nsec / 1e9);
 }
 
-/* A fresh, never touched anonymous page. */
 void *ue_map_page(int prot)
 {
 	void *page = mmap(NULL, getpagesize(), prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -167,7 +164,6 @@ void ue_fill_reg(struct user_reg *reg, const char *cmd, void *addr, int size,
 	reg->write_index = UINT32_MAX;
 }
 
-/* DIAG_IOCSREG on an argument the caller filled in (maybe oddly). */
 int ue_reg_raw(int fd, void *arg)
 {
 	return ioctl(fd, DIAG_IOCSREG, arg) == -1 ? -errno : 0;
@@ -199,7 +195,6 @@ static void *ue_thread_reg(void *arg)
 	return NULL;
 }
 
-/* ue_reg() of a 4-byte word by a thread that exits right after */
 int ue_reg_in_thread(int fd, const char *cmd, void *addr, int bit)
 {
 	struct ue_thread_reg r = { fd, bit, -ECHILD, cmd, addr };
@@ -238,7 +233,6 @@ int ue_del(int fd, const char *name)
 	return ioctl(fd, DIAG_IOCSDEL, name) == -1 ? -errno : 0;
 }
 
-/* Delete through a private fd: the caller's fd holds no reference. */
 int ue_del_name(const char *name)
 {
 	int fd = ue_open_data(), ret;
@@ -261,7 +255,6 @@ static int ue_retry_busy(int (*op)(const char *), const char *arg)
 	return ret;
 }
 
-/* writev() of the write index and the payload: bytes written or -errno */
 ssize_t ue_emit(int fd, __u32 idx, const void *payload, size_t len)
 {
 	struct iovec io[2] = {
@@ -280,7 +273,6 @@ bool ue_bit_set(const void *addr, int size, int bit)
 	return __atomic_load_n((const uint32_t *)addr, __ATOMIC_ACQUIRE) >> bit & 1;
 }
 
-/* The kernel may flip an enable bit later (e.g. after a fault): poll, yielding. */
 bool ue_wait_bit(const void *addr, int size, int bit, bool want)
 {
 	double end = ue_now() + UE_WAIT_SECS;
@@ -290,7 +282,6 @@ bool ue_wait_bit(const void *addr, int size, int bit, bool want)
 	return ue_bit_set(addr, size, bit) == want;
 }
 
-/* The same for an event of libuser_events. */
 bool ue_wait_lib(const struct ue_event *e, bool want)
 {
 	double end = ue_now() + UE_WAIT_SECS;
@@ -336,10 +327,7 @@ char *ue_format_read(const char *sys, const char *name)
 	return ue_read_all(ue_tpath(path, sizeof(path), "events/%s/%s/format", sys, name));
 }
 
-/*
- * Offset of @field in the event's record, from the "field:DECL NAME[N];<tab>offset:O;<tab>size:S;"
- * lines of its format file; with NULL, where the common_ fields end.
- */
+/* From the "field:DECL NAME[N];<tab>offset:O;<tab>size:S;" lines of the format file */
 int ue_field_offset(const char *sys, const char *name, const char *field)
 {
 	char *text = ue_format_read(sys, name), *line, *save, *semi, *f;
@@ -366,13 +354,11 @@ int ue_field_offset(const char *sys, const char *name, const char *field)
 	return ret;
 }
 
-/* sizeof(struct trace_entry) as published: the base of __data_loc offsets and payloads */
 int ue_entry_size(const char *sys, const char *name)
 {
 	return ue_field_offset(sys, name, NULL);
 }
 
-/* Is @tp "<name>.<hex digits>", a version of a multi-format event? */
 bool ue_is_version_of(const char *tp, const char *name)
 {
 	size_t nlen = strlen(name);
@@ -382,7 +368,6 @@ bool ue_is_version_of(const char *tp, const char *name)
 	       strspn(hex, "0123456789abcdefABCDEF") == strlen(hex);
 }
 
-/* Count the versions of multi-format event @name; one with @field (NULL: any) goes to @tp. */
 int ue_multi_versions(const char *name, const char *field, char *tp, size_t len)
 {
 	char path[PATH_MAX];
@@ -417,7 +402,6 @@ char *ue_trace_read(void)
 	return ue_tracefs_read("trace");
 }
 
-/* Trace lines of event @name; the last one is copied to @last. */
 int ue_trace_count(const char *name, char *last, size_t len)
 {
 	char *text = ue_trace_read(), *line, *save, key[UE_NAME_MAX + 3];
@@ -442,7 +426,6 @@ char *ue_status_read(void)
 	return ue_tracefs_read("user_events_status");
 }
 
-/* The "Active: N" and "Busy: M" counters of user_events_status. */
 bool ue_status_counts(int *active, int *busy)
 {
 	char *text = ue_status_read(), *p = text ? strstr(text, "\nActive: ") : NULL;
@@ -452,7 +435,7 @@ bool ue_status_counts(int *active, int *busy)
 	return ok;
 }
 
-/* The line of @file whose first word is @prefix@name. */
+/* The line of tracefs @file whose first word is @prefix@name. */
 static bool ue_line_of(const char *file, const char *prefix, const char *name, char *out,
 		       size_t len)
 {
@@ -479,10 +462,6 @@ bool ue_status_line(const char *name, char *out, size_t len)
 	return ue_line_of("user_events_status", "", name, out, len);
 }
 
-/*
- * Count the tracefs directories, user_events_status and dynamic_events lines of events named
- * @prefix*; the first few go to @out; with @del, the names in the status are deleted.
- */
 int ue_leftovers(const char *prefix, bool del, char *out, size_t len)
 {
 	static const char * const files[] = { "user_events_status", "dynamic_events" };
@@ -522,7 +501,6 @@ int ue_leftovers(const char *prefix, bool del, char *out, size_t len)
 	return n;
 }
 
-/* A perf event on tracepoint @id: this process, or all of CPU @cpu >= 0 */
 int ue_perf_open_cpu(int id, int cpu, bool exclude_kernel)
 {
 	struct perf_event_attr attr = {
@@ -544,7 +522,9 @@ int ue_perf_open(int id, bool exclude_kernel)
 	return ue_perf_open_cpu(id, -1, exclude_kernel);
 }
 
-/* Map the ring of perf event @fd: 0 or -errno */
+/* A metadata page, then UE_RING_PAGES of data */
+#define UE_RING_PAGES	8
+
 int ue_ring_map(struct ue_ring *r, int fd)
 {
 	r->size = getpagesize() * (1 + UE_RING_PAGES);
@@ -571,10 +551,6 @@ static void ue_ring_copy(struct ue_ring *r, __u64 pos, void *dst, size_t len)
 		((char *)dst)[i] = r->base[page + (pos + i) % (r->size - page)];
 }
 
-/*
- * Consume the records up to the next PERF_RECORD_SAMPLE and copy up to @cap bytes of its raw
- * data to @raw. Return: the size of that raw data, 0 when there is no sample.
- */
 __u32 ue_ring_next_raw(struct ue_ring *r, void *raw, size_t cap)
 {
 	struct perf_event_mmap_page *meta = (void *)r->base;
@@ -598,7 +574,6 @@ __u32 ue_ring_next_raw(struct ue_ring *r, void *raw, size_t cap)
 	return size;
 }
 
-/* Inode number of the caller's user namespace, 0 if unknown */
 unsigned long ue_userns_inum(void)
 {
 	struct stat st;
@@ -606,7 +581,6 @@ unsigned long ue_userns_inum(void)
 	return stat("/proc/self/ns/user", &st) ? 0 : st.st_ino;
 }
 
-/* The system of the group of user namespace @inum: user_events_ns<INUM> */
 char *ue_ns_system(char *buf, size_t len, unsigned long inum, bool multi)
 {
 	snprintf(buf, len, "%s_ns%lu", multi ? UE_SYS_MULTI : UE_SYS, inum);
@@ -628,7 +602,6 @@ static bool ue_is_ns_system(const char *dir)
 	return false;
 }
 
-/* Systems of namespace groups in tracefs; the first few go to @out. */
 int ue_ns_systems(char *out, size_t len)
 {
 	char path[PATH_MAX];
@@ -647,7 +620,6 @@ int ue_ns_systems(char *out, size_t len)
 	return n;
 }
 
-/* A group's systems go with its last event, maybe in a work item: poll, bounded. */
 bool ue_wait_ns_systems_gone(char *out, size_t len)
 {
 	double end = ue_now() + UE_WAIT_SECS;
@@ -658,7 +630,6 @@ bool ue_wait_ns_systems_gone(char *out, size_t len)
 	return !left;
 }
 
-/* Wait until event @name of @sys (the whole system if NULL) is gone. */
 bool ue_wait_gone(const char *sys, const char *name)
 {
 	double end = ue_now() + UE_WAIT_SECS;
@@ -671,13 +642,12 @@ bool ue_wait_gone(const char *sys, const char *name)
 	return stat(path, &st) != 0;
 }
 
-/* One command; O_APPEND, as O_TRUNC would delete every event. */
+/* O_APPEND, as O_TRUNC would delete every event */
 int ue_dyn_cmd(const char *cmd)
 {
 	return ue_tracefs_write("dynamic_events", cmd, O_APPEND);
 }
 
-/* Create the persistent event "u:NAME FIELDS". */
 int ue_dyn_add(const char *name, const char *fields)
 {
 	char cmd[600];
@@ -686,7 +656,6 @@ int ue_dyn_add(const char *name, const char *fields)
 	return ue_dyn_cmd(cmd);
 }
 
-/* Delete a persistent event, retrying EBUSY while tools let go. */
 int ue_dyn_del(const char *name)
 {
 	char cmd[300];
@@ -700,7 +669,6 @@ bool ue_dyn_line(const char *name, char *out, size_t len)
 	return ue_line_of("dynamic_events", "u:", name, out, len);
 }
 
-/* dynamic_events lines that read exactly @want */
 int ue_dyn_count(const char *want)
 {
 	char *text = ue_tracefs_read("dynamic_events"), *line, *save;
@@ -745,7 +713,6 @@ int ue_track_reg(struct ue_track *t, const char *cmd, void *addr, int size, int 
 	return ue_track_reg_fd(t, t->fd, cmd, addr, size, bit, 0, index);
 }
 
-/* Enable through tracefs, disabled again at cleanup. */
 int ue_track_enable(struct ue_track *t, const char *sys, const char *name)
 {
 	char path[PATH_MAX];
@@ -757,13 +724,11 @@ int ue_track_enable(struct ue_track *t, const char *sys, const char *name)
 	return ret;
 }
 
-/* An event to delete at cleanup (persistent ones). */
 void ue_track_del(struct ue_track *t, const char *name)
 {
 	ue_track_name(&t->dels, &t->ndels, name);
 }
 
-/* Register @cmd at (@addr, @bit), enable it, wait for the bit. */
 int ue_reg_enabled(struct ue_track *t, void *addr, const char *cmd, const char *name, int bit,
 		   __u32 *index)
 {
@@ -776,7 +741,6 @@ int ue_reg_enabled(struct ue_track *t, void *addr, const char *cmd, const char *
 	return ret;
 }
 
-/* Disable, unregister, close, delete (retrying EBUSY while the kernel lets go). */
 void ue_track_cleanup(struct ue_track *t)
 {
 	char path[PATH_MAX];
@@ -835,10 +799,7 @@ void ue_fixture_fini(struct ue_track *t, char *page, int perf_fd, int flags)
 		munmap(page, getpagesize());
 }
 
-/*
- * Run @fn(@arg) in a child (same uid) without @caps in its effective and permitted sets:
- * what @fn returned (0 or -errno), -ECHILD when the child could not run it.
- */
+/* In the child: 0..254 is -(what @fn returned), 255 that it could not run @fn */
 int ue_run_without_caps(const int *caps, int ncaps, int (*fn)(void *), void *arg)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
@@ -867,7 +828,6 @@ int ue_run_without_caps(const int *caps, int ncaps, int (*fn)(void *), void *arg
 	return -WEXITSTATUS(status);
 }
 
-/* ue_run_without_caps() callbacks */
 int ue_cb_del(void *name)
 {
 	return ue_del_name(name);
@@ -908,7 +868,7 @@ void ue_writer_text(char *buf, size_t len, int i)
 }
 
 /* Exit status: 0 ok, 2 register failed, 3 never enabled, 4 write failed */
-int ue_writer_main(int argc, char **argv)
+static int ue_writer_main(int argc, char **argv)
 {
 	char cmd[600], tag[16], dl[32], rl[32];
 	struct ue_session *s;
@@ -943,7 +903,6 @@ int ue_main(int argc, char **argv, int (*harness)(int, char **))
 	return harness(argc, argv);
 }
 
-/* This test binary, for the writer mode */
 const char *ue_self(void)
 {
 	static char self[PATH_MAX];
@@ -969,10 +928,6 @@ bool ue_have_tool(const char *prog)
 	return found;
 }
 
-/*
- * Run "@prog args..." (NULL-terminated) in /tmp, stdout and stderr to @out (NULL: /dev/null):
- * its exit status, 128 + the signal, or -1 (also after UE_TOOL_SECS, a failure bound).
- */
 int ue_run_tool(const char *out, const char *prog, ...)
 {
 	const char *argv[UE_ARGS_MAX + 1] = { prog };
@@ -1009,7 +964,6 @@ int ue_run_tool(const char *out, const char *prog, ...)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-/* Occurrences of @needle in @text, or in the file @path */
 int ue_count_str(const char *text, const char *needle)
 {
 	const char *p;
@@ -1029,7 +983,6 @@ int ue_count_in(const char *path, const char *needle)
 	return n;
 }
 
-/* The line of @path holding @needle, into the test log */
 void ue_show_line(const char *tool, const char *path, const char *needle)
 {
 	char *text = ue_read_all(path), line[512];
@@ -1039,7 +992,6 @@ void ue_show_line(const char *tool, const char *path, const char *needle)
 	free(text);
 }
 
-/* The first lines of a tool's output, into the test log */
 void ue_dump(const char *path, int max_lines)
 {
 	char *text = ue_read_all(path), *line, *save;

@@ -37,7 +37,7 @@
 
 #define UE_SYS		"user_events"
 #define UE_SYS_MULTI	"user_events_multi"
-/* Bound of every wait for the kernel or a tool: a failure bound only. */
+/* Bound of every wait for the kernel or a tool: a failure bound only */
 #define UE_WAIT_SECS	10
 #define UE_NAME_MAX	256
 /* Registrations one user may hold (kernels with the per-user limit) */
@@ -47,8 +47,10 @@
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
 
-/* tracefs and files */
-const char *ue_tracefs(void);
+/*
+ * tracefs (mounted if need be) and files; ue_read_all(): NULL with errno set on failure;
+ * ue_map_page(): a fresh, never touched anonymous page.
+ */
 __printf(3, 4) char *ue_tpath(char *buf, size_t len, const char *fmt, ...);
 int ue_write_str(const char *path, const char *val, int oflags);
 char *ue_read_all(const char *path);
@@ -56,7 +58,10 @@ bool ue_find_line(const char *text, const char *needle, char *out, size_t len);
 double ue_elapsed(const struct timespec *start);
 void *ue_map_page(int prot);
 
-/* user_events_data */
+/*
+ * user_events_data.  ue_reg_in_thread(): by a thread that exits right after; ue_del_name():
+ * through a fd of its own (the caller's holds no reference); the waits poll, bounded.
+ */
 bool ue_available(void);
 int ue_open_data(void);
 void ue_fill_reg(struct user_reg *reg, const char *cmd, void *addr, int size, int bit,
@@ -74,7 +79,14 @@ bool ue_bit_set(const void *addr, int size, int bit);
 bool ue_wait_bit(const void *addr, int size, int bit, bool want);
 bool ue_wait_lib(const struct ue_event *e, bool want);
 
-/* per-event tracefs files, the trace, user_events_status */
+/*
+ * Per-event tracefs files, the trace, user_events_status.  ue_field_offset() of field NULL
+ * and ue_entry_size(): where the common_ fields end (sizeof(struct trace_entry)).
+ * ue_multi_versions(): how many NAME.<hex> events there are, one with @field (NULL: any)
+ * goes to @tp.  ue_trace_count(): lines of event @name, the last to @last.  ue_leftovers():
+ * tracefs directories, status and dynamic_events lines of events named @prefix*, the first
+ * few to @out; @del deletes them.
+ */
 int ue_set_enable(const char *sys, const char *name, bool on);
 bool ue_event_exists(const char *sys, const char *name);
 int ue_event_id(const char *sys, const char *name);
@@ -91,10 +103,9 @@ char *ue_status_read(void);
 bool ue_status_counts(int *active, int *busy);
 bool ue_status_line(const char *name, char *out, size_t len);
 int ue_leftovers(const char *prefix, bool del, char *out, size_t len);
+/* A perf event on a tracepoint: this process, or all of CPU @cpu >= 0; and its ring */
 int ue_perf_open(int id, bool exclude_kernel);
 int ue_perf_open_cpu(int id, int cpu, bool exclude_kernel);
-/* The ring of a perf event: a metadata page, then UE_RING_PAGES of data */
-#define UE_RING_PAGES	8
 struct ue_ring {
 	char *base;
 	size_t size;
@@ -102,9 +113,10 @@ struct ue_ring {
 
 int ue_ring_map(struct ue_ring *r, int fd);
 void ue_ring_unmap(struct ue_ring *r);
+/* Consume up to the next sample, copy up to @cap bytes of its raw data: their size or 0 */
 __u32 ue_ring_next_raw(struct ue_ring *r, void *raw, size_t cap);
 
-/* user namespaces: the tracefs systems of their groups */
+/* user namespaces: the tracefs systems of their groups (user_events_ns<INUM>) */
 #define UE_NS_SYSCTL_GROUPS	"/proc/sys/kernel/user_events_ns_groups"
 #define UE_NS_SYSCTL_MAX	"/proc/sys/kernel/user_events_ns_max"
 unsigned long ue_userns_inum(void);
@@ -113,14 +125,18 @@ int ue_ns_systems(char *out, size_t len);
 bool ue_wait_ns_systems_gone(char *out, size_t len);
 bool ue_wait_gone(const char *sys, const char *name);
 
-/* dynamic_events */
+/* dynamic_events; ue_dyn_del() retries EBUSY, ue_dyn_count() counts lines equal to @want */
 int ue_dyn_cmd(const char *cmd);
 int ue_dyn_add(const char *name, const char *fields);
 int ue_dyn_del(const char *name);
 bool ue_dyn_line(const char *name, char *out, size_t len);
 int ue_dyn_count(const char *want);
 
-/* What a test registered, enabled and must delete: undone by ue_track_cleanup() */
+/*
+ * What a test registered, enabled through tracefs and must delete (persistent events):
+ * ue_track_cleanup() disables, unregisters, closes and deletes (retrying EBUSY).
+ * ue_reg_enabled() registers, enables and waits for the bit.
+ */
 struct ue_track_reg {
 	int fd;
 	void *addr;
@@ -179,7 +195,10 @@ void ue_fixture_fini(struct ue_track *t, char *page, int perf_fd, int flags);
 #define UE_TEARDOWN()							\
 	ue_fixture_fini(&self->t, self->page, self->perf_fd, self->flags)
 
-/* capabilities: run fn(arg) in a child without the capabilities caps */
+/*
+ * Run fn(arg) in a child (same uid) without @caps in its effective and permitted sets:
+ * what fn returned (0 or -errno), -ECHILD when the child could not run it.
+ */
 int ue_run_without_caps(const int *caps, int ncaps, int (*fn)(void *), void *arg);
 int ue_cb_del(void *name);
 int ue_cb_dyn(void *cmd);
@@ -196,13 +215,14 @@ __u32 ue_rand_n(__u64 *state, __u32 n);
  * ("SELF --ue-writer NAME COUNT") that registers NAME UE_WRITER_FIELDS,
  * waits until a tracer enables it and writes COUNT events; event i is
  * seq=i neg=-i val=i*1000+7 tag=t<i> dl=dl-<i> rl=rl-<i>.
+ * ue_run_tool(out, prog, args..., NULL) runs in /tmp, its output to @out
+ * (NULL: /dev/null): the exit status, 128 + the signal, or -1.
  */
 #define UE_WRITER_ARG	"--ue-writer"
 #define UE_WRITER_FIELDS "u32 seq; s32 neg; u64 val; char[8] tag; " \
 			 "__data_loc char[] dl; __rel_loc char[] rl"
 
 void ue_writer_text(char *buf, size_t len, int i);
-int ue_writer_main(int argc, char **argv);
 const char *ue_self(void);
 bool ue_have_tool(const char *prog);
 int ue_run_tool(const char *out, const char *prog, ...);
@@ -213,6 +233,7 @@ int ue_count_str(const char *text, const char *needle);
  */
 #define ue_nonnull(p)	(!!(p))
 int ue_count_in(const char *path, const char *needle);
+/* Into the test log: the line of @path holding @needle; the first lines of @path */
 void ue_show_line(const char *tool, const char *path, const char *needle);
 void ue_dump(const char *path, int max_lines);
 
