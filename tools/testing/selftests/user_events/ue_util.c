@@ -12,6 +12,24 @@
 #define UE_TOOL_SECS	300
 #define UE_ARGS_MAX	32
 
+/* ue_tpath() into a buffer that lives until the end of the enclosing block */
+#define UE_TP(...)	ue_tpath((char [PATH_MAX]) { 0 }, PATH_MAX, __VA_ARGS__)
+
+/*
+ * Evaluate @cond until it holds, for at most @secs seconds (a failure bound, not a
+ * synchronisation), sleeping @us microseconds (0: yielding) between tries: its last value.
+ */
+#define UE_POLL(cond, secs, us)						\
+({									\
+	double __end = ue_now() + (secs);				\
+	unsigned int __us = (us);					\
+	bool __ok;							\
+									\
+	while (!(__ok = (cond)) && ue_now() < __end)			\
+		__us ? usleep(__us) : sched_yield();			\
+	__ok;								\
+})
+
 /* libuser_events finds the mount; else mount the standard place. */
 static const char *ue_tracefs(void)
 {
@@ -90,20 +108,6 @@ char *ue_read_all(const char *path)
 	return buf;
 }
 
-static int ue_tracefs_write(const char *file, const char *val, int oflags)
-{
-	char path[PATH_MAX];
-
-	return ue_write_str(ue_tpath(path, sizeof(path), "%s", file), val, oflags);
-}
-
-static char *ue_tracefs_read(const char *file)
-{
-	char path[PATH_MAX];
-
-	return ue_read_all(ue_tpath(path, sizeof(path), "%s", file));
-}
-
 bool ue_find_line(const char *text, const char *needle, char *out, size_t len)
 {
 	const char *hit = text ? strstr(text, needle) : NULL, *start = hit;
@@ -139,16 +143,12 @@ void *ue_map_page(int prot)
 
 bool ue_available(void)
 {
-	char path[PATH_MAX];
-
-	return !access(ue_tpath(path, sizeof(path), "user_events_data"), F_OK);
+	return !access(UE_TP("user_events_data"), F_OK);
 }
 
 int ue_open_data(void)
 {
-	char path[PATH_MAX];
-
-	return open(ue_tpath(path, sizeof(path), "user_events_data"), O_RDWR | O_CLOEXEC);
+	return open(UE_TP("user_events_data"), O_RDWR | O_CLOEXEC);
 }
 
 void ue_fill_reg(struct user_reg *reg, const char *cmd, void *addr, int size,
@@ -244,17 +244,6 @@ int ue_del_name(const char *name)
 	return ret;
 }
 
-/* @op(@arg), retried for a bounded time while it fails with EBUSY */
-static int ue_retry_busy(int (*op)(const char *), const char *arg)
-{
-	double end = ue_now() + UE_WAIT_SECS;
-	int ret;
-
-	while ((ret = op(arg)) == -EBUSY && ue_now() < end)
-		sched_yield();
-	return ret;
-}
-
 ssize_t ue_emit(int fd, __u32 idx, const void *payload, size_t len)
 {
 	struct iovec io[2] = {
@@ -275,56 +264,38 @@ bool ue_bit_set(const void *addr, int size, int bit)
 
 bool ue_wait_bit(const void *addr, int size, int bit, bool want)
 {
-	double end = ue_now() + UE_WAIT_SECS;
-
-	while (ue_bit_set(addr, size, bit) != want && ue_now() < end)
-		sched_yield();
-	return ue_bit_set(addr, size, bit) == want;
+	return UE_POLL(ue_bit_set(addr, size, bit) == want, UE_WAIT_SECS, 0);
 }
 
 bool ue_wait_lib(const struct ue_event *e, bool want)
 {
-	double end = ue_now() + UE_WAIT_SECS;
-
-	while (ue_enabled(e) != want && ue_now() < end)
-		sched_yield();
-	return ue_enabled(e) == want;
+	return UE_POLL(ue_enabled(e) == want, UE_WAIT_SECS, 0);
 }
 
 int ue_set_enable(const char *sys, const char *name, bool on)
 {
-	char path[PATH_MAX];
-
-	ue_tpath(path, sizeof(path), "events/%s/%s/enable", sys, name);
-	return ue_write_str(path, on ? "1" : "0", 0);
+	return ue_write_str(UE_TP("events/%s/%s/enable", sys, name), on ? "1" : "0", 0);
 }
 
 bool ue_event_exists(const char *sys, const char *name)
 {
-	char path[PATH_MAX];
 	struct stat st;
 
-	return !stat(ue_tpath(path, sizeof(path), "events/%s/%s", sys, name), &st);
+	return !stat(UE_TP("events/%s/%s", sys, name), &st);
 }
 
 int ue_event_id(const char *sys, const char *name)
 {
-	char path[PATH_MAX], *text;
-	int id;
+	char *text = ue_read_all(UE_TP("events/%s/%s/id", sys, name));
+	int id = text ? atoi(text) : -errno;
 
-	text = ue_read_all(ue_tpath(path, sizeof(path), "events/%s/%s/id", sys, name));
-	if (!text)
-		return -errno;
-	id = atoi(text);
 	free(text);
 	return id;
 }
 
 char *ue_format_read(const char *sys, const char *name)
 {
-	char path[PATH_MAX];
-
-	return ue_read_all(ue_tpath(path, sizeof(path), "events/%s/%s/format", sys, name));
+	return ue_read_all(UE_TP("events/%s/%s/format", sys, name));
 }
 
 /* From the "field:DECL NAME[N];<tab>offset:O;<tab>size:S;" lines of the format file */
@@ -370,10 +341,9 @@ bool ue_is_version_of(const char *tp, const char *name)
 
 int ue_multi_versions(const char *name, const char *field, char *tp, size_t len)
 {
-	char path[PATH_MAX];
+	DIR *dir = opendir(UE_TP("events/%s", UE_SYS_MULTI));
 	struct dirent *de;
 	int count = 0;
-	DIR *dir = opendir(ue_tpath(path, sizeof(path), "events/%s", UE_SYS_MULTI));
 
 	while (dir && (de = readdir(dir))) {
 		if (!ue_is_version_of(de->d_name, name))
@@ -389,17 +359,17 @@ int ue_multi_versions(const char *name, const char *field, char *tp, size_t len)
 
 int ue_tracing_on(void)
 {
-	return ue_tracefs_write("tracing_on", "1", 0);
+	return ue_write_str(UE_TP("tracing_on"), "1", 0);
 }
 
 int ue_trace_clear(void)
 {
-	return ue_tracefs_write("trace", "", O_TRUNC);
+	return ue_write_str(UE_TP("trace"), "", O_TRUNC);
 }
 
 char *ue_trace_read(void)
 {
-	return ue_tracefs_read("trace");
+	return ue_read_all(UE_TP("trace"));
 }
 
 int ue_trace_count(const char *name, char *last, size_t len)
@@ -423,7 +393,7 @@ int ue_trace_count(const char *name, char *last, size_t len)
 
 char *ue_status_read(void)
 {
-	return ue_tracefs_read("user_events_status");
+	return ue_read_all(UE_TP("user_events_status"));
 }
 
 bool ue_status_counts(int *active, int *busy)
@@ -439,7 +409,7 @@ bool ue_status_counts(int *active, int *busy)
 static bool ue_line_of(const char *file, const char *prefix, const char *name, char *out,
 		       size_t len)
 {
-	char *text = ue_tracefs_read(file), *line, *save, *word;
+	char *text = ue_read_all(UE_TP("%s", file)), *line, *save, *word;
 	size_t plen = strlen(prefix);
 	bool found = false;
 
@@ -466,15 +436,15 @@ int ue_leftovers(const char *prefix, bool del, char *out, size_t len)
 {
 	static const char * const files[] = { "user_events_status", "dynamic_events" };
 	static const char * const sys[] = { UE_SYS, UE_SYS_MULTI };
-	char path[PATH_MAX], *text, *line, *save;
 	size_t plen = strlen(prefix), pos = 0;
+	char *text, *line, *save;
 	struct dirent *de;
 	int n = 0, i;
 	DIR *d;
 
 	out[0] = '\0';
 	for (i = 0; i < 2; i++) {
-		d = opendir(ue_tpath(path, sizeof(path), "events/%s", sys[i]));
+		d = opendir(UE_TP("events/%s", sys[i]));
 		while (d && (de = readdir(d)))
 			if (!strncmp(de->d_name, prefix, plen) && ++n && pos < len)
 				pos += snprintf(out + pos, len - pos, " %s/%s", sys[i], de->d_name);
@@ -482,7 +452,7 @@ int ue_leftovers(const char *prefix, bool del, char *out, size_t len)
 			closedir(d);
 	}
 	for (i = 0; i < 2; i++) {
-		text = ue_tracefs_read(files[i]);
+		text = ue_read_all(UE_TP("%s", files[i]));
 		for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
 		     line = strtok_r(NULL, "\n", &save)) {
 			line += i ? strcspn(line, ":") + 1 : 0;
@@ -587,28 +557,23 @@ char *ue_ns_system(char *buf, size_t len, unsigned long inum, bool multi)
 	return buf;
 }
 
+/* Is @dir user_events_ns<INUM> or user_events_multi_ns<INUM>? */
 static bool ue_is_ns_system(const char *dir)
 {
-	static const char * const prefixes[] = { UE_SYS "_ns", UE_SYS_MULTI "_ns" };
-	const char *digits;
-	int i;
+	const char *p = dir + strlen(UE_SYS);
 
-	for (i = 0; i < 2; i++) {
-		digits = dir + strlen(prefixes[i]);
-		if (!strncmp(dir, prefixes[i], strlen(prefixes[i])) && *digits &&
-		    strspn(digits, "0123456789") == strlen(digits))
-			return true;
-	}
-	return false;
+	if (strncmp(dir, UE_SYS, strlen(UE_SYS)))
+		return false;
+	p += strncmp(p, "_multi", 6) ? 0 : 6;
+	return !strncmp(p, "_ns", 3) && p[3] && strspn(p + 3, "0123456789") == strlen(p + 3);
 }
 
 int ue_ns_systems(char *out, size_t len)
 {
-	char path[PATH_MAX];
+	DIR *d = opendir(UE_TP("events"));
 	struct dirent *de;
 	size_t pos = 0;
 	int n = 0;
-	DIR *d = opendir(ue_tpath(path, sizeof(path), "events"));
 
 	if (len)
 		out[0] = '\0';
@@ -622,30 +587,21 @@ int ue_ns_systems(char *out, size_t len)
 
 bool ue_wait_ns_systems_gone(char *out, size_t len)
 {
-	double end = ue_now() + UE_WAIT_SECS;
-	int left;
-
-	while ((left = ue_ns_systems(out, len)) && ue_now() < end)
-		usleep(10000);	/* a bounded poll, not a synchronisation */
-	return !left;
+	return UE_POLL(!ue_ns_systems(out, len), UE_WAIT_SECS, 10000);
 }
 
 bool ue_wait_gone(const char *sys, const char *name)
 {
-	double end = ue_now() + UE_WAIT_SECS;
-	char path[PATH_MAX];
+	const char *path = UE_TP("events/%s%s%s", sys, name ? "/" : "", name ?: "");
 	struct stat st;
 
-	ue_tpath(path, sizeof(path), "events/%s%s%s", sys, name ? "/" : "", name ?: "");
-	while (!stat(path, &st) && ue_now() < end)
-		usleep(10000);	/* a bounded poll, not a synchronisation */
-	return stat(path, &st) != 0;
+	return UE_POLL(stat(path, &st) != 0, UE_WAIT_SECS, 10000);
 }
 
 /* O_APPEND, as O_TRUNC would delete every event */
 int ue_dyn_cmd(const char *cmd)
 {
-	return ue_tracefs_write("dynamic_events", cmd, O_APPEND);
+	return ue_write_str(UE_TP("dynamic_events"), cmd, O_APPEND);
 }
 
 int ue_dyn_add(const char *name, const char *fields)
@@ -659,9 +615,11 @@ int ue_dyn_add(const char *name, const char *fields)
 int ue_dyn_del(const char *name)
 {
 	char cmd[300];
+	int ret;
 
 	snprintf(cmd, sizeof(cmd), "-:%s", name);
-	return ue_retry_busy(ue_dyn_cmd, cmd);
+	UE_POLL((ret = ue_dyn_cmd(cmd)) != -EBUSY, UE_WAIT_SECS, 0);
+	return ret;
 }
 
 bool ue_dyn_line(const char *name, char *out, size_t len)
@@ -671,7 +629,7 @@ bool ue_dyn_line(const char *name, char *out, size_t len)
 
 int ue_dyn_count(const char *want)
 {
-	char *text = ue_tracefs_read("dynamic_events"), *line, *save;
+	char *text = ue_read_all(UE_TP("dynamic_events")), *line, *save;
 	int n = 0;
 
 	if (!text)
@@ -743,12 +701,10 @@ int ue_reg_enabled(struct ue_track *t, void *addr, const char *cmd, const char *
 
 void ue_track_cleanup(struct ue_track *t)
 {
-	char path[PATH_MAX];
 	int i;
 
 	for (i = 0; i < t->nenabled; i++) {
-		ue_tpath(path, sizeof(path), "events/%s/enable", t->enabled[i]);
-		ue_write_str(path, "0", 0);
+		ue_write_str(UE_TP("events/%s/enable", t->enabled[i]), "0", 0);
 		free(t->enabled[i]);
 	}
 	for (i = 0; i < t->nregs; i++)
@@ -756,7 +712,7 @@ void ue_track_cleanup(struct ue_track *t)
 	if (t->fd >= 0)
 		close(t->fd);
 	for (i = 0; i < t->ndels; i++) {
-		ue_retry_busy(ue_del_name, t->dels[i]);
+		UE_POLL(ue_del_name(t->dels[i]) != -EBUSY, UE_WAIT_SECS, 0);
 		free(t->dels[i]);
 	}
 	free(t->enabled);
@@ -915,11 +871,9 @@ const char *ue_self(void)
 
 bool ue_have_tool(const char *prog)
 {
-	char path[PATH_MAX], *dirs, *dir, *save;
-	const char *env = getenv("PATH");
+	char path[PATH_MAX], *dirs = strdup(getenv("PATH") ?: "/usr/bin:/bin"), *dir, *save;
 	bool found = false;
 
-	dirs = strdup(env ? env : "/usr/bin:/bin");
 	for (dir = strtok_r(dirs, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
 		snprintf(path, sizeof(path), "%s/%s", dir, prog);
 		found = !access(path, X_OK);
@@ -933,7 +887,6 @@ int ue_run_tool(const char *out, const char *prog, ...)
 	const char *argv[UE_ARGS_MAX + 1] = { prog };
 	int status, fd, n = 1;
 	pid_t pid, got;
-	double end;
 	va_list ap;
 
 	va_start(ap, prog);
@@ -952,9 +905,7 @@ int ue_run_tool(const char *out, const char *prog, ...)
 		execvp(argv[0], (char *const *)argv);
 		_exit(127);
 	}
-	end = ue_now() + UE_TOOL_SECS;
-	while (!(got = waitpid(pid, &status, WNOHANG)) && ue_now() < end)
-		usleep(10000);	/* a bounded poll, not a synchronisation */
+	UE_POLL((got = waitpid(pid, &status, WNOHANG)) != 0, UE_TOOL_SECS, 10000);
 	if (!got) {
 		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
