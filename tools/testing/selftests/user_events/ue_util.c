@@ -673,12 +673,10 @@ int ue_track_reg(struct ue_track *t, const char *cmd, void *addr, int size, int 
 
 int ue_track_enable(struct ue_track *t, const char *sys, const char *name)
 {
-	char path[PATH_MAX];
 	int ret = ue_set_enable(sys, name, true);
 
-	snprintf(path, sizeof(path), "%s/%s", sys, name);
 	if (!ret)
-		ue_track_name(&t->enabled, &t->nenabled, path);
+		ue_track_name(&t->enabled, &t->nenabled, UE_TP("events/%s/%s/enable", sys, name));
 	return ret;
 }
 
@@ -704,7 +702,7 @@ void ue_track_cleanup(struct ue_track *t)
 	int i;
 
 	for (i = 0; i < t->nenabled; i++) {
-		ue_write_str(UE_TP("events/%s/enable", t->enabled[i]), "0", 0);
+		ue_write_str(t->enabled[i], "0", 0);
 		free(t->enabled[i]);
 	}
 	for (i = 0; i < t->nregs; i++)
@@ -736,9 +734,7 @@ int ue_fixture_init(struct ue_track *t, char **page, int *perf_fd, int flags)
 
 	*perf_fd = -1;
 	*page = ue_map_page(PROT_READ | PROT_WRITE);
-	ret = ue_track_init(t);
-	if (!ret && !*page)
-		ret = -ENOMEM;
+	ret = ue_track_init(t) ?: (*page ? 0 : -ENOMEM);
 	if (!ret && (flags & UE_TRACE))
 		ret = ue_tracing_on() ?: ue_trace_clear();
 	return ret;
