@@ -2551,6 +2551,7 @@ static __always_inline int uev_write_event(struct uev_file *uf, int idx,
 					   struct uev_write *w)
 {
 	struct uev_slots *slots;
+	struct user_event *ev;
 
 	if (unlikely(idx < 0))
 		return -EINVAL;
@@ -2562,16 +2563,17 @@ static __always_inline int uev_write_event(struct uev_file *uf, int idx,
 		rcu_read_unlock();
 		return -ENOENT;
 	}
-	w->ev = slots->ev[idx];	/* stays valid: the slot holds a reference */
+	ev = slots->ev[idx];	/* stays valid: the slot holds a reference */
 	rcu_read_unlock();
 
-	if (unlikely(w->len < w->ev->fmt->size))
+	if (unlikely(w->len < ev->fmt->size))
 		return -EINVAL;
-	if (unlikely(!READ_ONCE(w->ev->status)))
+	if (unlikely(!READ_ONCE(ev->status)))
 		return -EBADF;
+	w->ev = ev;
 	w->err = 0;
 	w->committed = 0;
-	uev_call_probes(w->ev, w);
+	uev_call_probes(ev, w);
 	return likely(!w->err) ? 0 : uev_write_retry(w);
 }
 

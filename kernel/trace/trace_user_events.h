@@ -155,11 +155,11 @@ static __always_inline int uev_format_check_record(const struct uev_format *fmt,
 						   const void *rec, u32 len)
 {
 	const struct uev_loc *l = uev_format_locs(fmt);
-	const struct uev_loc *end = l + fmt->nr_locs;
 	const u8 *base = rec;
 	u32 loc, start, stop;
+	unsigned int n;
 
-	for (; l < end; l++) {
+	for (n = fmt->nr_locs; n; n--, l++) {
 		loc = get_unaligned((const u32 *)(base + l->word));
 		start = (loc & 0xffff) + l->base;
 		stop = start + (loc >> 16);
