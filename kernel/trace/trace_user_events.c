@@ -2432,11 +2432,11 @@ static void uev_ftrace_probe(void *data, struct uev_write *w)
 	struct trace_entry *entry;
 	u32 size = sizeof(*entry) + w->len;
 
-	if (trace_trigger_soft_disabled(file))
-		return;
+	/* runs the triggers and tests soft-disable, where either is on */
 	entry = trace_event_buffer_reserve_lean(&fbuf, file, size);
 	if (!entry) {
-		if (size > ring_buffer_max_event_size(file->tr->array_buffer.buffer))
+		if (size > ring_buffer_max_event_size(file->tr->array_buffer.buffer) &&
+		    !(READ_ONCE(file->flags) & EVENT_FILE_FL_SOFT_DISABLED))
 			uev_too_big(w);
 		return;
 	}

@@ -147,6 +147,7 @@ struct ft_act {
 #define FT_EV		"events/" UE_SYS "/" FT_NAME "/"
 #define FT_INST		"instances/uet_ft_consumer"
 #define FT_TP_PRINTK	"/proc/sys/kernel/tracepoint_printk"
+#define FT_SOFT		"enable_event:" UE_SYS ":" FT_NAME
 
 /* The event, registered and enabled in the top-level instance */
 FIXTURE(consumer) {
@@ -201,6 +202,15 @@ FIXTURE_VARIANT_ADD(consumer, trigger_cond) {
 	.want = 3, .traceoff = true,
 };
 
+/*
+ * Soft-disabled, with a trigger that enables it (soft mode): the first record only runs the
+ * trigger and is dropped, the others are recorded.
+ */
+FIXTURE_VARIANT_ADD(consumer, soft_disabled) {
+	.act = { { FT_EV "enable", "0", "1" }, { FT_EV "trigger", FT_SOFT, "!" FT_SOFT } },
+	.want = FT_COUNT - 1, .hits = 0xe,
+};
+
 FIXTURE_VARIANT_ADD(consumer, pid_other) { .act = { { "set_event_pid", "$PPID", "" } } };
 FIXTURE_VARIANT_ADD(consumer, pid_self) {
 	.act = { { "set_event_pid", "$PID", "" } }, .want = FT_COUNT,
@@ -244,7 +254,7 @@ FIXTURE_VARIANT_ADD(consumer, instance) {
 static int ft_act_do(const struct ft_act *a, bool on)
 {
 	const char *v = on ? a->on : a->off;
-	char path[PATH_MAX], val[32];
+	char path[PATH_MAX], val[64];
 
 	if (a->path[0] == '/')
 		snprintf(path, sizeof(path), "%s", a->path);
