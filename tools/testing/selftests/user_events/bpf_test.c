@@ -114,11 +114,11 @@ TEST_F(bpf, count_and_sum)
 	struct iovec iov = { &short_payload, sizeof(short_payload) };
 	int i;
 
-	EXPECT_EQ(0, self->v[0]);
 	self->perf_fd = attach(self->id, self->prog_fd);
 	if (self->perf_fd < 0 &&
 	    (errno == ENOENT || access("/proc/sys/kernel/perf_event_paranoid", F_OK)))
 		SKIP(return, "cannot attach BPF to a tracepoint: %s", strerror(errno));
+	EXPECT_EQ(0, self->v[0]);
 	ASSERT_LE(0, self->perf_fd) TH_LOG("attach: %s", strerror(errno));
 	ASSERT_TRUE(ue_wait_lib(self->e, true));
 	EXPECT_EQ(-EINVAL, ue_write_raw(self->e, &iov, 1));

@@ -116,12 +116,14 @@ TEST_F(multi, other_format_other_version)
 	__u32 ia, ib, ic;
 
 	ASSERT_LE(0, fd);
+	/* the oldest version, whose only user leaves below */
+	ASSERT_EQ(0, ue_reg(fd, "uet_mu_vers u16 fz", self->page, 4, 3, MULTI, NULL));
 	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_vers u32 fa", 0, &ia));
 	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_vers u64 fb", 1, &ib));
 	ASSERT_EQ(0, REG_MULTI(self->t.fd, "uet_mu_vers", 2, &ic));
-	EXPECT_EQ(3, ue_multi_versions("uet_mu_vers", NULL, NULL, 0));
-	ASSERT_EQ(3, ue_multi_versions("uet_mu_vers", "fa", a, sizeof(a)));
-	ASSERT_EQ(3, ue_multi_versions("uet_mu_vers", "fb", b, sizeof(b)));
+	EXPECT_EQ(4, ue_multi_versions("uet_mu_vers", NULL, NULL, 0));
+	ASSERT_EQ(4, ue_multi_versions("uet_mu_vers", "fa", a, sizeof(a)));
+	ASSERT_EQ(4, ue_multi_versions("uet_mu_vers", "fb", b, sizeof(b)));
 	ASSERT_NE(0, strlen(a));
 	ASSERT_NE(0, strlen(b));
 	EXPECT_STRNE(a, b);
@@ -136,7 +138,6 @@ TEST_F(multi, other_format_other_version)
 	EXPECT_EQ(1, ue_dyn_count("u:uet_mu_vers"));
 	EXPECT_FALSE(ue_dyn_line(a, c, sizeof(c)));
 	/* A version whose only user leaves goes, alone */
-	ASSERT_EQ(0, ue_reg(fd, "uet_mu_vers u16 fz", self->page, 4, 3, MULTI, NULL));
 	ASSERT_EQ(4, ue_multi_versions("uet_mu_vers", "fz", c, sizeof(c)));
 	ASSERT_EQ(0, ue_unreg(fd, self->page, 3));
 	close(fd);
@@ -186,6 +187,12 @@ TEST_F(multi, enable_one_version)
 	EXPECT_NE(ue_event_id(UE_SYS, "uet_mu_en"), ue_event_id(UE_SYS_MULTI, a));
 	/* The single-format rules still apply to the single-format event */
 	EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, "uet_mu_en u64 fb", self->page, 4, 4, 0, NULL));
+	/* The single-format event first: its very fields still make a version of their own */
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_mu_en2 u64 x", self->page + 8, 4, 0, &single));
+	ASSERT_EQ(0, ue_track_reg_fd(&self->t, self->t.fd, "uet_mu_en2 u64 x", self->page + 8, 4,
+				     1, MULTI, &multi));
+	EXPECT_EQ(1, ue_multi_versions("uet_mu_en2", "x", NULL, 0));
+	EXPECT_NE(single, multi);
 	expect_bits(_metadata, &self->t, w, UE_SYS_MULTI, a, 1u << 0 | 1u << 2);
 	expect_bits(_metadata, &self->t, w, UE_SYS_MULTI, b, 1u << 1);
 	expect_bits(_metadata, &self->t, w, UE_SYS, "uet_mu_en", 1u << 3);
