@@ -2435,8 +2435,7 @@ static void uev_ftrace_probe(void *data, struct uev_write *w)
 	/* runs the triggers and tests soft-disable, where either is on */
 	entry = trace_event_buffer_reserve_lean(&fbuf, file, size);
 	if (!entry) {
-		if (size > ring_buffer_max_event_size(file->tr->array_buffer.buffer) &&
-		    !(READ_ONCE(file->flags) & EVENT_FILE_FL_SOFT_DISABLED))
+		if (size > ring_buffer_max_event_size(file->tr->array_buffer.buffer))
 			uev_too_big(w);
 		return;
 	}

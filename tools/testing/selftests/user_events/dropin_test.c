@@ -134,11 +134,16 @@ TEST_F(di, perf_takes_large_payload)
 
 /*
  * A record no attached consumer can hold is refused with E2BIG (upstream drops it silently, and
- * perf above 8 KiB WARNs); one that perf can hold is written whether or not ftrace can hold it.
+ * perf above 8 KiB WARNs), also while ftrace's is soft-disabled; one that perf can hold is
+ * written whether or not ftrace can hold it.
  */
+#define DI_SZ2_TRIGGER	"events/" UE_SYS "/uet_di_sz2/trigger"
+#define DI_SOFT		"enable_event:" UE_SYS ":uet_di_sz"
+
 TEST_F(di, sizes_per_consumer)
 {
 	size_t big = 2 * getpagesize(), mid = 8000;
+	char path[PATH_MAX];
 	char *p = calloc(1, big > mid ? big : mid);
 	__u32 idx = di_reg(_metadata, self, "uet_di_sz __rel_loc u8[] blob", true);
 	struct ue_ring r;
@@ -148,6 +153,15 @@ TEST_F(di, sizes_per_consumer)
 	/* ftrace only: a record beyond a ring-buffer page */
 	EXPECT_EQ(-E2BIG, ue_emit(self->t.fd, idx, p, big));
 	EXPECT_EQ(8, ue_emit(self->t.fd, idx, p, 4));
+	/* soft-disabled by another event's trigger: the same, though nothing is recorded */
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_di_sz2 u32 a", self->page, 4, 1, NULL));
+	ue_track_del(&self->t, "uet_di_sz2");
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_di_sz", false));
+	ASSERT_EQ(0, ue_write_str(ue_tpath(path, sizeof(path), DI_SZ2_TRIGGER), DI_SOFT, O_TRUNC));
+	EXPECT_EQ(-E2BIG, ue_emit(self->t.fd, idx, p, big));
+	EXPECT_EQ(8, ue_emit(self->t.fd, idx, p, 4));
+	EXPECT_EQ(0, ue_write_str(path, "!" DI_SOFT, O_TRUNC));
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_di_sz", true));
 	/* ftrace and perf: perf holds 8 KiB, more than a 4 KiB page */
 	self->perf_fd = di_ring_open(_metadata, &r, "uet_di_sz");
 	EXPECT_EQ((ssize_t)mid + 4, ue_emit(self->t.fd, idx, p, mid));
