@@ -757,7 +757,7 @@ static void st_ns_child(int sock, bool wait_host)
 }
 
 /*
- * Trace the events of namespace system @sys: its enable file (events/./SYS/enable), or perf.
+ * Trace the events of namespace system @sys: its enable file, or perf.
  * The child may be gone, and its events with it.
  */
 static bool st_ns_trace(__u64 *rs, const char *sys, int *perf, int *nperf)
@@ -765,7 +765,7 @@ static bool st_ns_trace(__u64 *rs, const char *sys, int *perf, int *nperf)
 	int i;
 
 	if (ue_rand_n(rs, 2))
-		return ST_OK(OP_NR, "enable namespace system", ue_set_enable(".", sys, true),
+		return ST_OK(OP_NR, "enable namespace system", ue_set_enable(sys, NULL, true),
 			     ENOENT, ENODEV, EINVAL);
 	for (i = 0; i < ST_NS_EVENTS; i++) {
 		perf[*nperf] = st_perf_open(rs, sys, st_pool[i].name, OP_NR);
@@ -823,7 +823,7 @@ static void *st_ns_churn(void *arg)
 		while (nperf)
 			close(perf[--nperf]);
 		if (inum > 0) {
-			ST_OK(OP_NR, "disable namespace system", ue_set_enable(".", sys, false),
+			ST_OK(OP_NR, "disable namespace system", ue_set_enable(sys, NULL, false),
 			      ENOENT, ENODEV, EINVAL);
 		} else if (!ret && (inum == -EPERM || inum == -EINVAL)) {
 			ksft_print_msg("stress: no user namespaces: %s\n", strerror((int)-inum));

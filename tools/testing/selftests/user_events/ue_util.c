@@ -274,7 +274,11 @@ bool ue_wait_lib(const struct ue_event *e, bool want)
 
 int ue_set_enable(const char *sys, const char *name, bool on)
 {
-	return ue_write_str(UE_TP("events/%s/%s/enable", sys, name), on ? "1" : "0", 0);
+	const char *v = on ? "1" : "0";
+
+	if (!name)
+		return ue_write_str(UE_TP("events/%s/enable", sys), v, 0);
+	return ue_write_str(UE_TP("events/%s/%s/enable", sys, name), v, 0);
 }
 
 bool ue_event_exists(const char *sys, const char *name)

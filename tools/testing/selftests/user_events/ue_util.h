@@ -87,6 +87,7 @@ bool ue_wait_lib(const struct ue_event *e, bool want);
  * tracefs directories, status and dynamic_events lines of events named @prefix*, the first
  * few to @out; @del deletes them.
  */
+/* @name NULL: every event of @sys, through the system's enable file */
 int ue_set_enable(const char *sys, const char *name, bool on);
 bool ue_event_exists(const char *sys, const char *name);
 int ue_event_id(const char *sys, const char *name);
