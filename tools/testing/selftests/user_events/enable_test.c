@@ -387,21 +387,14 @@ TEST_F(misc, unreg_bad_args)
 		struct user_unreg unreg;
 		__u8 tail[8];
 	} big = { 0 };	/* user_reg/user_unreg are packed: no padding */
-	const struct { __u32 size; int err; } sizes[] = {
-		{ 0, EINVAL }, { 1, EINVAL }, { 4, EINVAL }, { sizeof(big.unreg) - 1, EINVAL },
-		{ getpagesize() + 1, E2BIG },
-	};
 	__u32 *w = (__u32 *)self->page;
 	int i, ret;
 
 	ASSERT_EQ(16, sizeof(struct user_unreg));
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_en_uargs u32 a", w, 4, 0, NULL));
 	big.unreg.disable_addr = (__u64)(uintptr_t)w;
-	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
-		big.unreg.size = sizes[i].size;
-		EXPECT_EQ(-sizes[i].err, unreg_raw(self->t.fd, &big))
-			TH_LOG("size %u", sizes[i].size);
-	}
+	for (i = 0; (ret = ue_bad_arg_size(i, &big, sizeof(big.unreg))); i++)
+		EXPECT_EQ(-ret, unreg_raw(self->t.fd, &big)) TH_LOG("size %u", big.unreg.size);
 	big.unreg.size = sizeof(big.unreg);
 	big.unreg.__reserved = 1;
 	EXPECT_EQ(-EINVAL, unreg_raw(self->t.fd, &big));

@@ -133,19 +133,12 @@ TEST_F(reg, arg_size)
 		struct user_reg reg;
 		__u8 tail[16];
 	} big = { 0 };	/* user_reg/user_unreg are packed: no padding */
-	const struct { __u32 size; int err; } sizes[] = {
-		{ 0, EINVAL }, { 1, EINVAL }, { 4, EINVAL }, { sizeof(big.reg) - 1, EINVAL },
-		{ getpagesize() + 1, E2BIG }, { UINT32_MAX, E2BIG },
-	};
-	int i;
+	int i, err;
 
 	ASSERT_EQ(28, sizeof(struct user_reg));
-	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
-		ue_fill_reg(&big.reg, "uet_reg_size u32 a", self->page, 4, 0, 0);
-		big.reg.size = sizes[i].size;
-		EXPECT_EQ(-sizes[i].err, ue_reg_raw(self->t.fd, &big))
-			TH_LOG("size %u", big.reg.size);
-	}
+	ue_fill_reg(&big.reg, "uet_reg_size u32 a", self->page, 4, 0, 0);
+	for (i = 0; (err = ue_bad_arg_size(i, &big, sizeof(big.reg))); i++)
+		EXPECT_EQ(-err, ue_reg_raw(self->t.fd, &big)) TH_LOG("size %u", big.reg.size);
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_reg_size"));
 	ue_fill_reg(&big.reg, "uet_reg_tail u32 a", self->page, 4, 0, 0);
 	big.reg.size = sizeof(big);

@@ -169,6 +169,19 @@ int ue_reg_raw(int fd, void *arg)
 	return ioctl(fd, DIAG_IOCSREG, arg) == -1 ? -errno : 0;
 }
 
+int ue_bad_arg_size(int i, void *arg, __u32 size)
+{
+	const struct { __u32 size; int err; } sizes[] = {
+		{ 0, EINVAL }, { 1, EINVAL }, { 4, EINVAL }, { size - 1, EINVAL },
+		{ getpagesize() + 1, E2BIG }, { UINT32_MAX, E2BIG },
+	};
+
+	if (i >= ARRAY_SIZE(sizes))
+		return 0;
+	memcpy(arg, &sizes[i].size, sizeof(__u32));
+	return sizes[i].err;
+}
+
 int ue_reg(int fd, const char *cmd, void *addr, int size, int bit, __u16 flags, __u32 *index)
 {
 	struct user_reg reg;

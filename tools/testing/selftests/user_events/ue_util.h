@@ -67,6 +67,11 @@ int ue_open_data(void);
 void ue_fill_reg(struct user_reg *reg, const char *cmd, void *addr, int size, int bit,
 		 __u16 flags);
 int ue_reg_raw(int fd, void *arg);
+/*
+ * Sets the size (the first __u32) of struct user_reg/user_unreg @arg of @size bytes to the @i-th
+ * one it must be refused with; returns the error it must give (EINVAL, E2BIG), 0 past the last.
+ */
+int ue_bad_arg_size(int i, void *arg, __u32 size);
 int ue_reg(int fd, const char *cmd, void *addr, int size, int bit, __u16 flags, __u32 *index);
 int ue_reg_in_thread(int fd, const char *cmd, void *addr, int bit);
 int ue_unreg(int fd, void *addr, int bit);
