@@ -97,7 +97,8 @@ TEST_F(dyn, persists_until_deleted)
 /*
  * "; " between fields, nothing else around them, struct sizes; the types
  * themselves are listed as written (hexadecimal and octal array sizes,
- * text after the ']', any dynamic element type).
+ * text after the ']', any dynamic element type).  The listing round-trips:
+ * it creates the same event again, and after a '!' deletes it.
  */
 TEST_F(dyn, canonical_listing)
 {
@@ -116,33 +117,24 @@ TEST_F(dyn, canonical_listing)
 		{ "uet_dy_canon5", "\ts8 a;\tunsigned short b;int c;",
 		  " s8 a; unsigned short b; int c" },
 		{ "uet_dy_canon6", "char[4]xy a", " char[4]xy a" },
+		{ "uet_dy_trip", "u16 a;char[0x8] b;struct x c 3",
+		  " u16 a; char[0x8] b; struct x c 3" },
 		{ "uet_dy_nofields", "", "" },
 	};
 	const char *name;
-	char want[1200];
+	char want[1200];	/* "!" + the listing */
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		name = cases[i].name;
 		EXPECT_EQ(0, dyn_create(&self->t, name, cases[i].in)) TH_LOG("'%s'", cases[i].in);
 		EXPECT_TRUE(ue_event_exists(UE_SYS, name)) TH_LOG("%s", name);
-		snprintf(want, sizeof(want), "u:%s%s", name, cases[i].out);
-		EXPECT_TRUE(listed(name, want));
-		snprintf(want, sizeof(want), "-:%s", name);
+		snprintf(want, sizeof(want), "!u:%s%s", name, cases[i].out);
+		EXPECT_TRUE(listed(name, want + 1));
+		EXPECT_EQ(0, ue_dyn_cmd(want + 1)) TH_LOG("%s", want + 1);
+		EXPECT_TRUE(listed(name, want + 1));
 		EXPECT_TRUE(deletes(want, name)) TH_LOG("%s", want);
 	}
-}
-
-TEST_F(dyn, listing_round_trip)
-{
-	char line[1024], again[1024 + 1];	/* room for "!" + line */
-
-	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_trip", "u16 a;char[0x8] b;struct x c 3"));
-	ASSERT_TRUE(ue_dyn_line("uet_dy_trip", line, sizeof(line)));
-	EXPECT_EQ(0, ue_dyn_cmd(line));
-	EXPECT_TRUE(listed("uet_dy_trip", line));
-	snprintf(again, sizeof(again), "!%s", line);
-	EXPECT_TRUE(deletes(again, "uet_dy_trip"));
 }
 
 TEST_F(dyn, delete_syntaxes)
