@@ -122,6 +122,16 @@ TEST_F_TIMEOUT(regress, page_pin_not_in_rcu, 120)
 	close(mfd);
 }
 
+#define SLOT_EVENTS	48	/* per thread of slots_grow_concurrently */
+
+/* A thread of the races below: it registers at bit @bit of the u32 words at @words, on @fd */
+struct rg_thread {
+	int fd, t, bit, errors, loops;
+	const int *stop;	/* unregister_races_fork: loops until set */
+	char *words;
+	__u32 idx[SLOT_EVENTS];	/* slots_grow_concurrently: the write indexes */
+};
+
 /*
  * Guards "... unregister races with fork" (stable 6.12.y): fork copied the enablers while
  * DIAG_IOCSUNREG freed one (KASAN).  Bounded by time, not work (TCG debug kernel: ~5 forks/s).
@@ -130,30 +140,22 @@ TEST_F_TIMEOUT(regress, page_pin_not_in_rcu, 120)
 #define RACE_FORKS	150	/* at most this many forks ... */
 #define RACE_SECS	5.0	/* ... or for this long, whichever ends first */
 
-struct race {
-	int fd, stop, errors, started;
-	char *word;
-	int loops[RACE_THREADS];
-};
-
 static void *race_worker(void *arg)
 {
-	struct race *r = arg;
-	int bit = __atomic_fetch_add(&r->started, 1, __ATOMIC_RELAXED);
+	struct rg_thread *w = arg;
 
-	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
-		if (ue_reg(r->fd, "uet_rg_race u32 a", r->word, 4, bit, 0, NULL) ||
-		    ue_unreg(r->fd, r->word, bit))
-			__atomic_fetch_add(&r->errors, 1, __ATOMIC_RELAXED);
-		r->loops[bit]++;
+	while (!__atomic_load_n(w->stop, __ATOMIC_ACQUIRE)) {
+		w->errors += ue_reg(w->fd, "uet_rg_race u32 a", w->words, 4, w->bit, 0, NULL) ||
+			     ue_unreg(w->fd, w->words, w->bit);
+		w->loops++;
 	}
 	return NULL;
 }
 
 TEST_F_TIMEOUT(regress, unregister_races_fork, 120)
 {
-	struct race r = { .fd = self->t.fd, .word = self->page };
-	int i, forks, status, bad = 0, loops = 0;
+	int i, forks, status, stop = 0, bad = 0, loops = 0, errors = 0;
+	struct rg_thread w[RACE_THREADS];
 	pthread_t th[RACE_THREADS];
 	struct timespec start;
 	pid_t pid;
@@ -161,8 +163,11 @@ TEST_F_TIMEOUT(regress, unregister_races_fork, 120)
 	/* one registration that stays, so the event is enabled throughout */
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_rg_race u32 a", self->page + 8, 4, 0, NULL));
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_rg_race"));
-	for (i = 0; i < RACE_THREADS; i++)
-		ASSERT_EQ(0, pthread_create(&th[i], NULL, race_worker, &r));
+	for (i = 0; i < RACE_THREADS; i++) {
+		w[i] = (struct rg_thread){ .fd = self->t.fd, .bit = i, .words = self->page,
+					   .stop = &stop };
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, race_worker, &w[i]));
+	}
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (forks = 0; forks < RACE_FORKS && ue_elapsed(&start) < RACE_SECS; forks++) {
 		pid = fork();
@@ -172,53 +177,50 @@ TEST_F_TIMEOUT(regress, unregister_races_fork, 120)
 		}
 		if (!pid) {
 			/* the child's copies are its own: drop them */
-			ue_unreg(r.fd, r.word, 0);
-			ue_unreg(r.fd, r.word, 1);
+			ue_unreg(self->t.fd, self->page, 0);
+			ue_unreg(self->t.fd, self->page, 1);
 			_exit(0);
 		}
 		bad += waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
 		       WEXITSTATUS(status);
 	}
-	__atomic_store_n(&r.stop, 1, __ATOMIC_RELEASE);
-	for (i = 0; i < RACE_THREADS; i++)
-		pthread_join(th[i], NULL);
-	/* loops and bits are indexed by bit, which need not be the thread's index */
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
 	for (i = 0; i < RACE_THREADS; i++) {
-		loops += r.loops[i];
-		EXPECT_LE(1, r.loops[i]) TH_LOG("bit %d's thread never looped", i);
-		/* nothing left registered by the threads */
-		EXPECT_EQ(-ENOENT, ue_unreg(r.fd, r.word, i));
+		pthread_join(th[i], NULL);
+		loops += w[i].loops;
+		errors += w[i].errors;
+		EXPECT_LE(1, w[i].loops) TH_LOG("thread %d never looped", i);
+		/* nothing left registered by the thread */
+		EXPECT_EQ(-ENOENT, ue_unreg(self->t.fd, self->page, i));
 	}
 	TH_LOG("%d forks in %.1f s, %d register+unregister loops", forks,
 	       ue_elapsed(&start), loops);
 	EXPECT_LE(1, forks);
 	EXPECT_EQ(0, bad);
-	EXPECT_EQ(0, r.errors) TH_LOG("%d of %d loops failed", r.errors, loops);
+	EXPECT_EQ(0, errors) TH_LOG("%d of %d loops failed", errors, loops);
 }
 
 #define SLOT_THREADS	4
-#define SLOT_EVENTS	48	/* per thread */
 #define SLOT_N		(SLOT_THREADS * SLOT_EVENTS)
 #define SLOT_SECS	2.0	/* rounds for this long, at least one */
 
-struct slot_thread {
-	int fd, t, bit, errors;
-	char *words;
-	__u32 idx[SLOT_EVENTS];
-};
+/* Register thread @t's event uet_rg_sl<t>_<k> at bit @bit of the u32 at @addr */
+static int slot_reg(int fd, int t, int k, char *addr, int bit, __u32 *idx)
+{
+	char cmd[64];
 
-/* Register thread @st->t's events uet_rg_sl<t>_<k> (bit @st->bit of its words) */
+	snprintf(cmd, sizeof(cmd), "uet_rg_sl%d_%d u32 a", t, k);
+	return ue_reg(fd, cmd, addr, 4, bit, 0, idx);
+}
+
+/* Register all of thread @w->t's events, one to a word */
 static void *slot_reg_all(void *arg)
 {
-	struct slot_thread *st = arg;
-	char cmd[64];
+	struct rg_thread *w = arg;
 	int k;
 
-	for (k = 0; k < SLOT_EVENTS; k++) {
-		snprintf(cmd, sizeof(cmd), "uet_rg_sl%d_%d u32 a", st->t, k);
-		st->errors += !!ue_reg(st->fd, cmd, st->words + 4 * k, 4, st->bit, 0,
-				       &st->idx[k]);
-	}
+	for (k = 0; k < SLOT_EVENTS; k++)
+		w->errors += !!slot_reg(w->fd, w->t, k, w->words + 4 * k, w->bit, &w->idx[k]);
 	return NULL;
 }
 
@@ -226,16 +228,16 @@ static void *slot_reg_all(void *arg)
 static void slot_round(struct __test_metadata *_metadata, char *page)
 {
 	static const int last[][2] = { { 0, 0 }, { SLOT_THREADS - 1, SLOT_EVENTS - 1 } };
-	struct slot_thread st[SLOT_THREADS];
+	struct rg_thread st[SLOT_THREADS];
 	bool started[SLOT_THREADS], seen[SLOT_N] = { false };
 	int fd = ue_open_data(), t, k;
-	char *spare = page + 4 * SLOT_N, cmd[64];
+	char *spare = page + 4 * SLOT_N;
 	pthread_t th[SLOT_THREADS];
 	__u32 idx;
 
 	ASSERT_LE(0, fd);
 	for (t = 0; t < SLOT_THREADS; t++) {
-		st[t] = (struct slot_thread){ .fd = fd, .t = t };
+		st[t] = (struct rg_thread){ .fd = fd, .t = t };
 		st[t].words = page + 4 * SLOT_EVENTS * t;
 		started[t] = !pthread_create(&th[t], NULL, slot_reg_all, &st[t]);
 		if (!started[t])
@@ -256,8 +258,7 @@ static void slot_round(struct __test_metadata *_metadata, char *page)
 	/* each event kept its slot: registering it again finds the same */
 	for (k = 0; k < 2; k++) {
 		t = last[k][0];
-		snprintf(cmd, sizeof(cmd), "uet_rg_sl%d_%d u32 a", t, last[k][1]);
-		EXPECT_EQ(0, ue_reg(fd, cmd, spare, 4, k, 0, &idx));
+		EXPECT_EQ(0, slot_reg(fd, t, last[k][1], spare, k, &idx));
 		EXPECT_EQ(st[t].idx[last[k][1]], idx);
 		EXPECT_EQ(0, ue_unreg(fd, spare, k));
 	}
@@ -273,14 +274,14 @@ static void slot_round(struct __test_metadata *_metadata, char *page)
  */
 TEST_F_TIMEOUT(regress, slots_grow_concurrently, 60)
 {
-	struct slot_thread keep[SLOT_THREADS];
+	struct rg_thread keep[SLOT_THREADS];
 	int fd = ue_open_data(), t, k, rounds = 0;
 	struct timespec start;
 	char name[64];
 
 	ASSERT_LE(0, fd);
 	for (t = 0; t < SLOT_THREADS; t++) {
-		keep[t] = (struct slot_thread){ .fd = fd, .t = t, .bit = 1 };
+		keep[t] = (struct rg_thread){ .fd = fd, .t = t, .bit = 1 };
 		keep[t].words = self->page + 4 * SLOT_EVENTS * t;
 		slot_reg_all(&keep[t]);
 		ASSERT_EQ(0, keep[t].errors);
