@@ -324,14 +324,17 @@ struct user_event_mm {
 
 /**
  * struct uev_faults - the words of one address space whose update waits
- * @words:	the word's address / sizeof(long), with the fault attempts made
- *		as a value entry (its own lock)
+ * @words:	the words, indexed by uev_fault_index(), with the fault attempts
+ *		made as a value entry (its own lock)
+ * @base:	address of the first word queued, from which the indexes count;
+ *		set before @uemm->faults is published by cmpxchg(), immutable
  * @work:	updates them, one word after the other; queued on uev_wq with a
  *		reference on @uemm
  * @uemm:	the address space, which frees this structure with itself
  */
 struct uev_faults {
 	struct xarray		words;
+	unsigned long		base;
 	struct work_struct	work;
 	struct user_event_mm	*uemm;
 };
@@ -1337,6 +1340,34 @@ static struct user_event_mm *uev_current_mm(void)
 }
 
 /*
+ * The index of the word at @addr in a fault queue whose first word was at
+ * @base: the distance in words, folded as 0, -1, 1, -2, ... -> 0, 1, 2, 3.
+ * An XArray's node holds 64 indexes and its depth follows the largest
+ * index: the first word alone needs no node, words within a page of it one
+ * or two levels, where an index of address / sizeof(long) needs eight
+ * levels on x86-64. Words far from @base (a library's, when the first was
+ * the executable's) get large indexes, as before.
+ */
+VISIBLE_IF_KUNIT unsigned long uev_fault_index(unsigned long base,
+					       unsigned long addr)
+{
+	long d = (long)(addr / sizeof(long) - base / sizeof(long));
+
+	return d >= 0 ? 2 * d : -2 * d - 1;
+}
+EXPORT_SYMBOL_IF_KUNIT(uev_fault_index);
+
+/* The address of the word at @index of a fault queue: see above. */
+VISIBLE_IF_KUNIT unsigned long uev_fault_addr(unsigned long base,
+					      unsigned long index)
+{
+	long d = index & 1 ? -(long)(index >> 1) - 1 : (long)(index >> 1);
+
+	return (base / sizeof(long) + d) * sizeof(long);
+}
+EXPORT_SYMBOL_IF_KUNIT(uev_fault_addr);
+
+/*
  * Update the words of @uemm whose update had to wait: fault each one in
  * (or wait for mmap_lock), then write its enablers. A word queued again
  * meanwhile is left to the next run of the work, which that queued.
@@ -1351,7 +1382,7 @@ static void uev_fault_work(struct work_struct *work)
 
 	xa_for_each(&faults->words, index, entry) {
 		xa_erase(&faults->words, index);
-		addr = index * sizeof(long);
+		addr = uev_fault_addr(faults->base, index);
 		if (uev_fault_in(uemm->mm, addr))
 			continue;
 		mutex_lock(&uemm->lock);
@@ -1369,8 +1400,12 @@ static void uev_fault_work(struct work_struct *work)
 	uev_mm_put(uemm);
 }
 
-/* The fault queue of @uemm, allocated on first use; NULL without memory. */
-static struct uev_faults *uev_faults_get(struct user_event_mm *uemm)
+/*
+ * The fault queue of @uemm, allocated on first use, when @addr is the word
+ * queued first; NULL without memory.
+ */
+static struct uev_faults *uev_faults_get(struct user_event_mm *uemm,
+					 unsigned long addr)
 {
 	struct uev_faults *faults = READ_ONCE(uemm->faults), *old;
 
@@ -1381,6 +1416,7 @@ static struct uev_faults *uev_faults_get(struct user_event_mm *uemm)
 	if (!faults)
 		return NULL;
 	xa_init(&faults->words);
+	faults->base = addr;
 	INIT_WORK(&faults->work, uev_fault_work);
 	faults->uemm = uemm;
 	/* Full barrier: the structure is initialised before it is seen. */
@@ -1401,11 +1437,12 @@ static struct uev_faults *uev_faults_get(struct user_event_mm *uemm)
 static void uev_queue_fault(struct user_event_mm *uemm, unsigned long addr,
 			    unsigned int attempt)
 {
-	struct uev_faults *faults = uev_faults_get(uemm);
+	struct uev_faults *faults = uev_faults_get(uemm, addr);
 	int ret = -ENOMEM;
 
 	if (faults)
-		ret = xa_insert(&faults->words, addr / sizeof(long),
+		ret = xa_insert(&faults->words,
+				uev_fault_index(faults->base, addr),
 				xa_mk_value(attempt), GFP_KERNEL_ACCOUNT);
 	/* -EBUSY: queued already, and every enabler of the word is written */
 	if (ret == -ENOMEM)

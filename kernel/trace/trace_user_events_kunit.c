@@ -413,6 +413,64 @@ static void state_stamps(struct kunit *test)
 	KUNIT_EXPECT_NE(test, uev_state_stale(state), next);
 }
 
+/*
+ * The fault queue's index of a word: its distance from the first word
+ * queued, folded so that the nearest words have the smallest indexes, one
+ * index for each word either side, and back to the same address, up to
+ * the ends of the address space; and so do the words around each case.
+ */
+struct uev_fault_case {
+	unsigned long	base;
+	unsigned long	addr;
+	unsigned long	index;
+};
+
+#define UEV_LONG	sizeof(long)
+#define UEV_TOP		(ULONG_MAX & ~(UEV_LONG - 1))	/* the last word */
+
+static const struct uev_fault_case uev_fault_cases[] = {
+	{ 0x10000, 0x10000, 0 },
+	{ 0x10000, 0x10000 - UEV_LONG, 1 },
+	{ 0x10000, 0x10000 + UEV_LONG, 2 },
+	{ 0x10000, 0x10000 - 2 * UEV_LONG, 3 },
+	{ 0x10000, 0x10000 + 511 * UEV_LONG, 1022 },
+	{ 0x10000, 0x10000 - 512 * UEV_LONG, 1023 },
+	{ 0, UEV_TOP, 2 * (ULONG_MAX / UEV_LONG) },
+	{ UEV_TOP, 0, 2 * (ULONG_MAX / UEV_LONG) - 1 },
+#if BITS_PER_LONG == 64
+	/* a library's word, the first one queued the executable's */
+	{ 0x555555554000, 0x7ffff7fc0000,
+	  2 * ((0x7ffff7fc0000 - 0x555555554000) / UEV_LONG) },
+#endif
+};
+
+static void uev_fault_desc(const struct uev_fault_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "word %#lx, first %#lx", c->addr,
+		 c->base);
+}
+
+KUNIT_ARRAY_PARAM(uev_fault, uev_fault_cases, uev_fault_desc);
+
+static void fault_index(struct kunit *test)
+{
+	const struct uev_fault_case *c = test->param_value;
+	unsigned long a;
+	long k;
+
+	KUNIT_EXPECT_EQ(test, uev_fault_index(c->base, c->addr), c->index);
+	KUNIT_EXPECT_EQ(test, uev_fault_addr(c->base, c->index), c->addr);
+	/* the words around, within the address space */
+	for (k = -128; k < 128; k++) {
+		a = c->addr + k * (long)UEV_LONG;
+		if ((k < 0 && a > c->addr) || (k > 0 && a < c->addr))
+			continue;
+		KUNIT_ASSERT_EQ(test, uev_fault_addr(c->base,
+						     uev_fault_index(c->base, a)),
+				a);
+	}
+}
+
 static struct kunit_case uev_parser_cases[] = {
 	KUNIT_CASE_PARAM(parse_command, uev_cmd_gen_params),
 	KUNIT_CASE_PARAM(parse_refused, uev_bad_gen_params),
@@ -422,6 +480,7 @@ static struct kunit_case uev_parser_cases[] = {
 	KUNIT_CASE_PARAM(check_record, uev_record_gen_params),
 	KUNIT_CASE_PARAM(locate_bit, uev_bit_gen_params),
 	KUNIT_CASE_PARAM(state_stamps, uev_state_gen_params),
+	KUNIT_CASE_PARAM(fault_index, uev_fault_gen_params),
 	{}
 };
 

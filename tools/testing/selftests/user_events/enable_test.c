@@ -276,24 +276,49 @@ TEST_F(misc, untouched_page)
 
 /*
  * The page holding the value is dropped after registration; the kernel must fault it back in when
- * the state changes.
+ * the state changes.  The pages are shared memory, whose contents survive MADV_DONTNEED, so that
+ * every state, off too, is seen only if the kernel wrote it.  Then words in the pages below and
+ * above it too, beside a bit the kernel must keep: the kernel queues words by their distance from
+ * the first word it queued.
  */
 TEST_F(misc, page_not_present)
 {
-	char *page = ue_map_page(PROT_READ | PROT_WRITE);
+	const int ps = getpagesize();
+	int mfd = memfd_create("uet_en_dontneed", MFD_CLOEXEC), i;
 	const char *name = "uet_en_dontneed";
-	__u32 *val = (__u32 *)(page + 256);
-	int i;
+	__u32 *val, *lo, *hi;
+	char *pages;
 
-	ASSERT_TRUE(ue_nonnull(page));
+	ASSERT_LE(0, mfd);
+	ASSERT_EQ(0, ftruncate(mfd, 3 * ps));
+	pages = mmap(NULL, 3 * ps, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	close(mfd);
+	ASSERT_TRUE(pages != MAP_FAILED);
+	lo = (__u32 *)(pages + 64);
+	val = (__u32 *)(pages + ps + 256);
+	hi = (__u32 *)(pages + 2 * ps + 64);
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_en_dontneed u32 a", val, 4, 5, NULL));
 	for (i = 0; i < 6; i++) {
-		ASSERT_EQ(0, madvise(page, getpagesize(), MADV_DONTNEED));
+		ASSERT_EQ(0, madvise(pages + ps, ps, MADV_DONTNEED));
 		flip(_metadata, &self->t, name, i % 2 == 0, val, 4, 5, 0);
 	}
-	/* unregistering while the page is not present works as well */
+	*lo = 1;
+	*hi = 1;
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_en_dontneed u32 a", lo, 4, 6, NULL));
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_en_dontneed u32 a", hi, 4, 7, NULL));
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(0, madvise(pages, 3 * ps, MADV_DONTNEED));
+		flip(_metadata, &self->t, name, i % 2 == 0, val, 4, 5, 0);
+		ASSERT_TRUE(ue_wait_bit(lo, 4, 6, i % 2 == 0));
+		ASSERT_TRUE(ue_wait_bit(hi, 4, 7, i % 2 == 0));
+		EXPECT_EQ(1 | (__u32)(i % 2 == 0) << 6, *lo);
+		EXPECT_EQ(1 | (__u32)(i % 2 == 0) << 7, *hi);
+	}
+	EXPECT_EQ(0, ue_unreg(self->t.fd, lo, 6));
+	EXPECT_EQ(0, ue_unreg(self->t.fd, hi, 7));
+	/* unregistering while the page is not present clears the bit as well */
 	flip(_metadata, &self->t, name, true, val, 4, 5, 0);
-	ASSERT_EQ(0, madvise(page, getpagesize(), MADV_DONTNEED));
+	ASSERT_EQ(0, madvise(pages + ps, ps, MADV_DONTNEED));
 	EXPECT_EQ(0, ue_unreg(self->t.fd, val, 5));
 	EXPECT_EQ(0, *val);
 	/* ... and stops all updates (a sentinel shows updates are done) */
@@ -302,6 +327,7 @@ TEST_F(misc, page_not_present)
 	flip(_metadata, &self->t, name, false, self->page, 4, 0, 0);
 	flip(_metadata, &self->t, name, true, self->page, 4, 0, 0);
 	EXPECT_EQ(0x100, *val);
+	munmap(pages, 3 * ps);
 }
 
 /* DIAG_IOCSUNREG argument checking */
