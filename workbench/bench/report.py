@@ -45,6 +45,8 @@ ROWS = [
     ("8", "fork_100", 1.0),
     ("8", "fork_1000", None),
     ("9", "forkrace", 1.0),
+    ("9", "forkrace_churn", None),
+    ("9", "forkrace_toggles", None),
     ("10", "mem_event_1000", 1.0),
     ("10", "mem_event_10000", 1.0),
     ("10", "mem_enabler_1000", 1.0),
@@ -105,6 +107,8 @@ def load(rawdir):
 def fmt(v):
     if v is None:
         return "n/a"
+    if abs(v) < 1:
+        return "%.3f" % v
     if abs(v) < 100:
         return "%.1f" % v
     return "%.0f" % v

@@ -868,11 +868,16 @@ static void dyn_delete(const char *cmd)
  * toggles the event: one thread registers and unregisters 48 enablers in
  * a loop, another process enables and disables the event, and the main
  * thread forks children that exit at once.  Instructions per completed
- * fork over a window of guest time (lower is better).
+ * fork over a window of guest time (lower is better), and what the churn
+ * thread and the tracer completed meanwhile, per fork (on one vCPU the
+ * three share the CPU: a kernel whose churn and toggles block less leaves
+ * the forks a smaller share).
  */
 #define CHURN_NR	48
 
 static volatile int churn_stop;
+/* churn rounds and toggles: in a shared page, the tracer is a process */
+static long *race_count;
 
 static void *churn_thread(void *arg)
 {
@@ -899,6 +904,7 @@ static void *churn_thread(void *arg)
 			unreg.disable_addr = (uintptr_t)&words[i];
 			ioctl(fd, DIAG_IOCSUNREG, &unreg);
 		}
+		__atomic_fetch_add(&race_count[0], 1, __ATOMIC_RELAXED);
 	}
 	return NULL;
 }
@@ -917,22 +923,31 @@ static pid_t toggler_spawn(const char *path)
 	efd = open(path, O_WRONLY | O_CLOEXEC);
 	if (efd < 0)
 		die("open %s", path);
-	for (;;)
+	for (;;) {
 		if (write(efd, "1", 1) != 1 || write(efd, "0", 1) != 1)
 			die("toggle");
+		__atomic_fetch_add(&race_count[1], 2, __ATOMIC_RELAXED);
+	}
 }
 
 static void wl_forkrace(void)
 {
 	u64 window = (u64)scaled(1) * 1000000000ull, t0, t1;
+	long forks, churn0, tog0;
 	char path[256];
 	pthread_t thr;
 	pid_t tog;
-	long forks;
 	int fd, r, status;
 
 	label("forkrace", "fork() + _exit(0) + waitpid() while a thread registers and unregisters %d enablers and a tracer toggles the event (per fork)",
 	      CHURN_NR);
+	label("forkrace_churn", "the same: rounds of %d registrations and %d unregistrations the thread completed meanwhile, per fork (count, higher is better)",
+	      CHURN_NR, CHURN_NR);
+	label("forkrace_toggles", "the same: enable file writes the tracer completed meanwhile, per fork (count, higher is better)");
+	race_count = mmap(NULL, getpagesize(), PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (race_count == MAP_FAILED)
+		die("mmap");
 	write_file(TRACEFS "/dynamic_events", "u:uebench_fr u32 v");
 	event_path(path, sizeof(path), "uebench_fr", "enable");
 	tog = toggler_spawn(path);
@@ -941,20 +956,30 @@ static void wl_forkrace(void)
 		die("pthread_create");
 	for (r = -1; r < reps; r++) {
 		forks = 0;
+		churn0 = __atomic_load_n(&race_count[0], __ATOMIC_RELAXED);
+		tog0 = __atomic_load_n(&race_count[1], __ATOMIC_RELAXED);
 		t0 = now_ns();
 		do {
 			op_fork(NULL, 1);
 			forks++;
 			t1 = now_ns();
 		} while (t1 - t0 < window);
-		if (r >= 0)
-			printf("V forkrace %.1f\n", (double)(t1 - t0) / forks);
+		if (r < 0)
+			continue;
+		printf("V forkrace %.1f\n", (double)(t1 - t0) / forks);
+		printf("V forkrace_churn %.3f\n",
+		       (double)(__atomic_load_n(&race_count[0], __ATOMIC_RELAXED) -
+				churn0) / forks);
+		printf("V forkrace_toggles %.3f\n",
+		       (double)(__atomic_load_n(&race_count[1], __ATOMIC_RELAXED) -
+				tog0) / forks);
 	}
 	churn_stop = 1;
 	pthread_join(thr, NULL);
 	close(fd);
 	kill(tog, SIGKILL);
 	waitpid(tog, &status, 0);
+	munmap(race_count, getpagesize());
 	event_enable("uebench_fr", false);
 	/* upstream deletes by name only an event without fields */
 	dyn_delete("-:uebench_fr u32 v");
