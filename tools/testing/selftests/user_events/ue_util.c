@@ -287,11 +287,10 @@ bool ue_wait_lib(const struct ue_event *e, bool want)
 
 int ue_set_enable(const char *sys, const char *name, bool on)
 {
-	const char *v = on ? "1" : "0";
+	const char *path = name ? UE_TP("events/%s/%s/enable", sys, name) :
+				  UE_TP("events/%s/enable", sys);
 
-	if (!name)
-		return ue_write_str(UE_TP("events/%s/enable", sys), v, 0);
-	return ue_write_str(UE_TP("events/%s/%s/enable", sys, name), v, 0);
+	return ue_write_str(path, on ? "1" : "0", 0);
 }
 
 bool ue_event_exists(const char *sys, const char *name)

@@ -85,14 +85,14 @@ bool ue_wait_bit(const void *addr, int size, int bit, bool want);
 bool ue_wait_lib(const struct ue_event *e, bool want);
 
 /*
- * Per-event tracefs files, the trace, user_events_status.  ue_field_offset() of field NULL
+ * Per-event tracefs files, the trace, user_events_status.  ue_set_enable() of @name NULL: the
+ * system's enable file, every event of @sys.  ue_field_offset() of field NULL
  * and ue_entry_size(): where the common_ fields end (sizeof(struct trace_entry)).
  * ue_multi_versions(): how many NAME.<hex> events there are, one with @field (NULL: any)
  * goes to @tp.  ue_trace_count(): lines of event @name, the last to @last.  ue_leftovers():
  * tracefs directories, status and dynamic_events lines of events named @prefix*, the first
  * few to @out; @del deletes them.
  */
-/* @name NULL: every event of @sys, through the system's enable file */
 int ue_set_enable(const char *sys, const char *name, bool on);
 bool ue_event_exists(const char *sys, const char *name);
 int ue_event_id(const char *sys, const char *name);
