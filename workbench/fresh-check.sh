@@ -214,14 +214,25 @@ remove_root() {
 	[ -z "$(mounted_under "$ROOT")" ] && rm -rf --one-file-system "$ROOT"
 }
 
+# This machine's apt source files; a Debian 12 image may have only
+# deb822 ones (sources.list.d/debian.sources) and no sources.list.
+apt_sources() {
+	local f
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
+		 /etc/apt/sources.list.d/*.sources; do
+		if [ -f "$f" ]; then echo "$f"; fi
+	done
+}
+
 mirror() {
 	if [ -n "${FRESH_MIRROR:-}" ]; then
 		echo "$FRESH_MIRROR"
 		return
 	fi
-	cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
-		/etc/apt/sources.list.d/*.sources 2>/dev/null |
-		grep -oE 'https?://[^ ]*/debian/?( |$)' | head -n 1 | tr -d ' '
+	# no match is not an error here: make_base says what is missing
+	apt_sources | xargs -r cat |
+		{ grep -oE 'https?://[^ ]*/debian/?( |$)' || true; } |
+		head -n 1 | tr -d ' '
 }
 
 make_base() {
@@ -244,9 +255,8 @@ make_root() {
 	# the same apt sources as this machine, and its name service
 	rm -f "$ROOT"/etc/apt/sources.list "$ROOT"/etc/apt/sources.list.d/*
 	local f
-	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
-		 /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] && cp "$f" "$ROOT$f"
+	for f in $(apt_sources); do
+		cp "$f" "$ROOT$f"
 	done
 	cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
 	# the repo: a clone of HEAD, then the working tree's changes on top
