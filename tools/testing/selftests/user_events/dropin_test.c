@@ -5,6 +5,7 @@
  * providers), payload sizes per consumer, strings, names, the sysctl, and
  * registrations owned by the address space, not the registering thread.
  */
+#include <pthread.h>
 #include <stddef.h>
 
 #include "ue_util.h"
@@ -276,18 +277,46 @@ TEST_F(di, error_log)
 	}
 }
 
-/*
- * The thread that registered exits: the process's bit still follows, and a thread that never
- * registered forks: the child has the registration.
- */
-TEST_F(di, mm_owned_thread_exit)
+/* A thread that registers @page, says so on @ready and stays until @stop is closed */
+struct stay {
+	int fd, ret, ready[2], stop[2];
+	void *page;
+};
+
+static void *reg_and_stay(void *arg)
 {
+	struct stay *st = arg;
+	char c;
+
+	st->ret = ue_reg(st->fd, "uet_di_mm u32 a", st->page, 4, 0, 0, NULL);
+	if (write(st->ready[1], "r", 1) != 1 || read(st->stop[0], &c, 1) < 0)
+		st->ret = -EIO;
+	return NULL;
+}
+
+/*
+ * A thread registers and exits (@alive false) or stays: the process's bit follows, and the main
+ * thread, which never registered, forks a child that has the registration.
+ */
+static void mm_owned_fork(struct __test_metadata *_metadata, struct ue_track *t, void *page,
+			  bool alive)
+{
+	struct stay st = { .fd = t->fd, .page = page };
 	int pipefd[2], status;
+	pthread_t th;
 	pid_t pid;
 	char c;
 
-	ue_track_del(&self->t, "uet_di_mm");
-	ASSERT_EQ(0, ue_reg_in_thread(self->t.fd, "uet_di_mm u32 a", self->page, 0));
+	ue_track_del(t, "uet_di_mm");
+	if (alive) {
+		ASSERT_EQ(0, pipe(st.ready));
+		ASSERT_EQ(0, pipe(st.stop));
+		ASSERT_EQ(0, pthread_create(&th, NULL, reg_and_stay, &st));
+		ASSERT_EQ(1, read(st.ready[0], &c, 1));
+		ASSERT_EQ(0, st.ret);
+	} else {
+		ASSERT_EQ(0, ue_reg_in_thread(t->fd, "uet_di_mm u32 a", page, 0));
+	}
 	ASSERT_EQ(0, pipe(pipefd));
 	pid = fork();
 	ASSERT_GE(pid, 0);
@@ -296,18 +325,36 @@ TEST_F(di, mm_owned_thread_exit)
 		close(pipefd[1]);
 		if (read(pipefd[0], &c, 1) != 1)
 			_exit(2);
-		_exit(ue_wait_bit(self->page, 4, 0, true) ? 0 : 1);
+		_exit(ue_wait_bit(page, 4, 0, true) ? 0 : 1);
 	}
 	close(pipefd[0]);
-	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_di_mm"));
+	ASSERT_EQ(0, ue_track_enable(t, UE_SYS, "uet_di_mm"));
 	ASSERT_EQ(1, write(pipefd[1], "x", 1));
 	close(pipefd[1]);
-	EXPECT_TRUE(ue_wait_bit(self->page, 4, 0, true));
+	EXPECT_TRUE(ue_wait_bit(page, 4, 0, true));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
 	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_di_mm", false));
-	EXPECT_TRUE(ue_wait_bit(self->page, 4, 0, false));
-	EXPECT_EQ(0, ue_unreg(self->t.fd, self->page, 0));
+	EXPECT_TRUE(ue_wait_bit(page, 4, 0, false));
+	EXPECT_EQ(0, ue_unreg(t->fd, page, 0));
+	if (alive) {
+		close(st.stop[1]);
+		ASSERT_EQ(0, pthread_join(th, NULL));
+		close(st.stop[0]);
+		close(st.ready[0]);
+		close(st.ready[1]);
+	}
+}
+
+TEST_F(di, mm_owned_thread_exit)
+{
+	mm_owned_fork(_metadata, &self->t, self->page, false);
+}
+
+/* The same with the registering thread still running (uebench's row 9 relies on it) */
+TEST_F(di, mm_owned_thread_alive)
+{
+	mm_owned_fork(_metadata, &self->t, self->page, true);
 }
 
 /* After the last thread exits, its unused event is gone at once. */
