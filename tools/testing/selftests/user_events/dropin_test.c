@@ -277,20 +277,20 @@ TEST_F(di, error_log)
 	}
 }
 
-/* A thread that registers @page, says so on @ready and stays until @stop is closed */
+/* A thread that registers @page, meets the main thread at @sync and stays until it meets again */
 struct stay {
-	int fd, ret, ready[2], stop[2];
+	int fd, ret;
 	void *page;
+	pthread_barrier_t sync;
 };
 
 static void *reg_and_stay(void *arg)
 {
 	struct stay *st = arg;
-	char c;
 
 	st->ret = ue_reg(st->fd, "uet_di_mm u32 a", st->page, 4, 0, 0, NULL);
-	if (write(st->ready[1], "r", 1) != 1 || read(st->stop[0], &c, 1) < 0)
-		st->ret = -EIO;
+	pthread_barrier_wait(&st->sync);
+	pthread_barrier_wait(&st->sync);
 	return NULL;
 }
 
@@ -309,10 +309,9 @@ static void mm_owned_fork(struct __test_metadata *_metadata, struct ue_track *t,
 
 	ue_track_del(t, "uet_di_mm");
 	if (alive) {
-		ASSERT_EQ(0, pipe(st.ready));
-		ASSERT_EQ(0, pipe(st.stop));
+		ASSERT_EQ(0, pthread_barrier_init(&st.sync, NULL, 2));
 		ASSERT_EQ(0, pthread_create(&th, NULL, reg_and_stay, &st));
-		ASSERT_EQ(1, read(st.ready[0], &c, 1));
+		pthread_barrier_wait(&st.sync);
 		ASSERT_EQ(0, st.ret);
 	} else {
 		ASSERT_EQ(0, ue_reg_in_thread(t->fd, "uet_di_mm u32 a", page, 0));
@@ -338,11 +337,9 @@ static void mm_owned_fork(struct __test_metadata *_metadata, struct ue_track *t,
 	EXPECT_TRUE(ue_wait_bit(page, 4, 0, false));
 	EXPECT_EQ(0, ue_unreg(t->fd, page, 0));
 	if (alive) {
-		close(st.stop[1]);
+		pthread_barrier_wait(&st.sync);
 		ASSERT_EQ(0, pthread_join(th, NULL));
-		close(st.stop[0]);
-		close(st.ready[0]);
-		close(st.ready[1]);
+		pthread_barrier_destroy(&st.sync);
 	}
 }
 
