@@ -884,6 +884,8 @@ static void dyn_delete(const char *cmd)
  * unregistered, until the thread exits.
  */
 #define CHURN_NR	48
+#define FR_NAME		"uebench_fr"
+#define FR_CMD		FR_NAME " u32 v"
 
 static volatile int churn_stop;
 /* churn rounds and toggles: in a shared page, the tracer is a process */
@@ -897,7 +899,7 @@ static void *churn_thread(void *arg)
 	struct user_reg reg = {
 		.size = sizeof(reg),
 		.enable_size = sizeof(u32),
-		.name_args = (uintptr_t)"uebench_fr u32 v",
+		.name_args = (uintptr_t)FR_CMD,
 	};
 	struct user_unreg unreg = { .size = sizeof(unreg) };
 
@@ -955,12 +957,12 @@ static void forkrace(const char *key, bool main_first)
 			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (race_count == MAP_FAILED)
 		die("mmap");
-	write_file(TRACEFS "/dynamic_events", "u:uebench_fr u32 v");
-	event_path(path, sizeof(path), "uebench_fr", "enable");
+	write_file(TRACEFS "/dynamic_events", "u:" FR_CMD);
+	event_path(path, sizeof(path), FR_NAME, "enable");
 	tog = toggler_spawn(path);
 	fd = data_open();
 	if (main_first) {
-		ue_reg(fd, "uebench_fr u32 v", &anchor, 0);
+		ue_reg(fd, FR_CMD, &anchor, 0);
 		ue_unreg(fd, &anchor, 0);
 	}
 	churn_stop = 0;
@@ -992,9 +994,9 @@ static void forkrace(const char *key, bool main_first)
 	kill(tog, SIGKILL);
 	waitpid(tog, &status, 0);
 	munmap(race_count, getpagesize());
-	event_enable("uebench_fr", false);
+	event_enable(FR_NAME, false);
 	/* upstream deletes by name only an event without fields */
-	dyn_delete("-:uebench_fr u32 v");
+	dyn_delete("-:" FR_CMD);
 	fflush(stdout);
 }
 
