@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * user_events ABI: DIAG_IOCSREG argument checking and command parsing,
- * DIAG_IOCSDEL, registration flags.
- */
+/* user_events ABI: DIAG_IOCSREG arguments, command parsing and flags; DIAG_IOCSDEL */
 #include "../kselftest_harness.h"
 #include "ue_util.h"
 
@@ -54,10 +51,7 @@ TEST_F(reg, basic)
 	}
 }
 
-/*
- * Refused with EINVAL, creating no event: enable sizes, misaligned words, bits out of range,
- * flags, malformed and overlong commands.
- */
+/* EINVAL, no event: enable sizes, misaligned words, bits, flags, bad or overlong commands */
 TEST_F(reg, refused)
 {
 	/* the command is "uet_reg_args u32 a" unless given */
@@ -93,10 +87,7 @@ TEST_F(reg, refused)
 		{ 4, 0, 0, 0, "uet/reg_bad u32 a" },			/* no tracefs directory */
 		/* EXPECTED TO FAIL ON UPSTREAM: no check of duplicate field names */
 		{ 4, 0, 0, 0, "uet_reg_dupf u32 a; u64 a" },
-		/*
-		 * EXPECTED TO FAIL ON UPSTREAM: 6.12 creates an event called ""
-		 * (the second case then fails there with EADDRINUSE against it).
-		 */
+		/* EXPECTED TO FAIL ON UPSTREAM: 6.12 creates "" (then EADDRINUSE for the next) */
 		{ 4, 0, 0, 0, "" },
 		{ 4, 8, 0, 0, " u32 a" },
 	};
@@ -113,7 +104,7 @@ TEST_F(reg, refused)
 		cmd_name(name, sizeof(name), c);
 		EXPECT_FALSE(name[0] && ue_event_exists(UE_SYS, name)) TH_LOG("'%s'", name);
 	}
-	/* Overlong, because of the name or of the fields */
+	/* overlong name, overlong fields */
 	memset(cmd, 'n', sizeof(cmd) - 1);
 	cmd[sizeof(cmd) - 1] = '\0';
 	memcpy(cmd, "uet_reg_long", strlen("uet_reg_long"));
@@ -151,7 +142,7 @@ TEST_F(reg, arg_size)
 	EXPECT_EQ(0, ue_unreg(self->t.fd, self->page, 0));
 }
 
-/* memfd_secret memory: mapped and writable, but out of the kernel's reach */
+/* mapped and writable, but out of the kernel's reach */
 static char *secret_page(void)
 {
 	char *page = MAP_FAILED;
@@ -167,17 +158,15 @@ static char *secret_page(void)
 }
 
 /*
- * An enable word the kernel cannot write is refused with EFAULT and leaves no registration:
- * outside the user address space, unmapped, not writable (also once read faulted in) or
- * memfd_secret memory (the last case, run when CONFIG_SECRETMEM is there).
- * EXPECTED TO FAIL ON UPSTREAM: 6.12 reports user addresses it fails to fault in with
- * ENOMEM, like an allocation failure.
+ * EFAULT, no registration, for a word the kernel cannot write: not user memory, unmapped, not
+ * writable (also once read faulted in), memfd_secret (when CONFIG_SECRETMEM is there).
+ * EXPECTED TO FAIL ON UPSTREAM: 6.12 says ENOMEM for user addresses it fails to fault in.
  */
 TEST_F(reg, unwritable_addr)
 {
 	char *gone = ue_map_page(PROT_READ | PROT_WRITE), *ro = ue_map_page(PROT_READ);
 	char *none = ue_map_page(PROT_NONE), *secret = secret_page();
-	/* the kernel half of the address space (32-bit: above its top page) */
+	/* kernel space (32-bit: its top page) */
 	char *kernel = sizeof(void *) == 4 ? (char *)(uintptr_t)0xfffff000u :
 		       (char *)(uintptr_t)0xffffffffff600000ull;
 	const struct { char *addr; int size, bit; } cases[] = {
@@ -212,10 +201,7 @@ TEST_F(reg, unwritable_addr)
 	munmap(none, getpagesize());
 }
 
-/*
- * (address, bit) is taken per process, whatever the event or file (upstream 6.4 "Prevent
- * same address and bit per process": one event cleared the other's bit).
- */
+/* (address, bit) is per process, any event or file: upstream 6.4 "Prevent same address..." */
 TEST_F(reg, addr_bit_in_use)
 {
 	const char *cmd = "uet_reg_inuse u32 a", *cmd2 = "uet_reg_inuse2 u32 a";
@@ -229,7 +215,7 @@ TEST_F(reg, addr_bit_in_use)
 	EXPECT_EQ(-EADDRINUSE, ue_reg(fd2, cmd, w, 4, 3, 0, NULL));
 	close(fd2);
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_reg_inuse2"));
-	/* Other bits of the same word, or the same bit elsewhere, are fine */
+	/* other bits of the word, the bit elsewhere: fine */
 	EXPECT_EQ(0, ue_track_reg(&self->t, cmd, w, 4, 4, NULL));
 	EXPECT_EQ(0, ue_track_reg(&self->t, cmd2, w, 4, 5, NULL));
 	EXPECT_EQ(0, ue_track_reg(&self->t, cmd2, w + 1, 4, 3, NULL));
@@ -265,7 +251,6 @@ TEST_F(reg, name_conflict_fields)
 	for (i = 0; i < ARRAY_SIZE(conflicts); i++)
 		EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, conflicts[i], self->page + 8, 4, i,
 					      0, NULL)) TH_LOG("'%s'", conflicts[i]);
-	/* Also an event without fields against one with fields */
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_conflict_nf", self->page + 16, 4, 0, NULL));
 	EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, "uet_reg_conflict_nf u32 a",
 				      self->page + 16, 4, 1, 0, NULL));
@@ -337,9 +322,8 @@ TEST_F(reg, persist_flag)
 		SKIP(return, "USER_EVENT_REG_PERSIST needs CAP_PERFMON");
 	ue_track_del(&self->t, "uet_reg_persist");
 	ASSERT_EQ(0, ue_reg_once("uet_reg_persist u32 a", self->page, USER_EVENT_REG_PERSIST));
-	/* Nothing references it any more, yet it stays around */
+	/* unreferenced, it stays; registering it again (without the flag) reuses it */
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_reg_persist"));
-	/* Registering it again, with or without the flag, reuses it */
 	EXPECT_EQ(0, ue_track_reg(&self->t, "uet_reg_persist u32 a", self->page + 8, 4, 0, NULL));
 	EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, "uet_reg_persist u64 a", self->page + 8, 4, 1,
 				      0, NULL));
@@ -357,19 +341,17 @@ TEST_F(reg, multi_format)
 				     &a));
 	EXPECT_EQ(1, ue_multi_versions(name, NULL, tp, sizeof(tp)));
 	EXPECT_TRUE(ue_event_exists(UE_SYS_MULTI, tp));
-	/* Multi-format events do not show up under the plain name */
+	/* not under the plain name; another format is a new tracepoint, the same one is not */
 	EXPECT_FALSE(ue_event_exists(UE_SYS, name));
-	/* A different format under the same name is a new tracepoint */
 	ASSERT_EQ(0, ue_track_reg_fd(t, t->fd, "uet_reg_multi u64 b", self->page, 4, 1, multi,
 				     &b));
 	EXPECT_NE(a, b);
 	EXPECT_EQ(2, ue_multi_versions(name, NULL, NULL, 0));
-	/* The same format maps to the same tracepoint again */
 	ASSERT_EQ(0, ue_track_reg_fd(t, t->fd, "uet_reg_multi u32 a", self->page, 4, 2, multi,
 				     &c));
 	EXPECT_EQ(a, c);
 	EXPECT_EQ(2, ue_multi_versions(name, NULL, NULL, 0));
-	/* Single-format events live in their own namespace */
+	/* single-format events have names of their own */
 	ASSERT_EQ(0, ue_track_reg(t, "uet_reg_multi u16 c", self->page, 4, 3, &single));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, name));
 	EXPECT_NE(a, single);
@@ -387,7 +369,7 @@ TEST_F(reg, del_busy)
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_reg_delbusy"));
 }
 
-/* Events created through dynamic_events persist until deleted; busy while enabled. */
+/* dynamic_events' events persist until deleted, busy while enabled */
 TEST_F(reg, del_dynamic_event)
 {
 	if (geteuid() != 0)
@@ -396,11 +378,10 @@ TEST_F(reg, del_dynamic_event)
 	ASSERT_EQ(0, ue_dyn_cmd("u:uet_reg_dyn u32 a; u64 b"));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_reg_dyn"));
 	EXPECT_EQ(1, ue_dyn_count("u:uet_reg_dyn u32 a; u64 b"));
-	/* ioctl registration of the same format shares the event */
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_reg_dyn u32 a;u64 b", self->page, 4, 0, NULL));
 	EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, "uet_reg_dyn u32 a", self->page, 4, 1, 0,
 				      NULL));
-	/* Never used: deleted at once; in use, then unused: deleted without any waiting */
+	/* never used: deleted at once; in use, then unused: deleted without waiting */
 	ASSERT_EQ(0, ue_dyn_cmd("u:uet_reg_dyn2 u32 a"));
 	ue_track_del(&self->t, "uet_reg_dyn2");
 	EXPECT_EQ(0, ue_del_name("uet_reg_dyn2"));
@@ -415,10 +396,9 @@ TEST_F(reg, del_dynamic_event)
 }
 
 /*
- * Right after the last user unregistered and closed: an event is deleted now (0) or already
- * (ENOENT), never EBUSY, and gone; its name takes another format at once; a persistent one
- * deletes.  EXPECTED TO FAIL ON UPSTREAM: it drops the enabler's reference only after an
- * RCU grace period (EBUSY, EADDRINUSE in that window).
+ * Once the last user unregistered and closed: deleted (0) or gone (ENOENT), never EBUSY; the
+ * name takes another format at once; a persistent one deletes.  EXPECTED TO FAIL ON
+ * UPSTREAM: it drops the enabler's reference after an RCU grace period.
  */
 TEST_F(reg, after_last_ref)
 {
