@@ -1,16 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * user_events ABI: the enable bit the kernel maintains in user memory and
- * DIAG_IOCSUNREG.
- */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-
+/* user_events ABI: the enable bit the kernel keeps in user memory; DIAG_IOCSUNREG */
 #include "../kselftest_harness.h"
 #include "ue_util.h"
 
-/* Pattern kept in every bit we do not own, to catch stray writes. */
+/* Kept in every bit we do not own, to catch stray writes */
 #define FILLER64	0xa5c3f00f5aa53cc3ull
 
 static __u64 word_read(const void *addr, int size)
@@ -20,23 +13,18 @@ static __u64 word_read(const void *addr, int size)
 	return __atomic_load_n((const __u32 *)addr, __ATOMIC_ACQUIRE);
 }
 
-/*
- * Enable (tracked) or disable @name, wait for bit @bit of the @size bytes at @val to follow and
- * check that the rest of them still is @other.
- */
-static void flip(struct __test_metadata *_metadata, struct ue_track *t,
-		 const char *name, bool on, void *val, int size, int bit,
-		 __u64 other)
+/* Enable (tracked) or disable @name; bit @bit of @val follows, its other bits stay @other */
+static void flip(struct __test_metadata *_metadata, struct ue_track *t, const char *name, bool on,
+		 void *val, int size, int bit, __u64 other)
 {
 	ASSERT_EQ(0, on ? ue_track_enable(t, UE_SYS, name) : ue_set_enable(UE_SYS, name, false));
 	ASSERT_TRUE(ue_wait_bit(val, size, bit, on));
 	EXPECT_EQ(other | (__u64)on << bit, word_read(val, size));
 }
 
-/* Register @cmd at a word of the page and check that it follows at once. */
-static void reg_check(struct __test_metadata *_metadata, struct ue_track *t,
-		      const char *cmd, void *val, int size, int bit,
-		      __u64 want)
+/* Register @cmd at @val: the word is @want at once */
+static void reg_check(struct __test_metadata *_metadata, struct ue_track *t, const char *cmd,
+		      void *val, int size, int bit, __u64 want)
 {
 	ASSERT_EQ(0, ue_track_reg(t, cmd, val, size, bit, NULL));
 	ASSERT_TRUE(ue_wait_bit(val, size, bit, want >> bit & 1));
@@ -46,24 +34,18 @@ static void reg_check(struct __test_metadata *_metadata, struct ue_track *t,
 FIXTURE(enable) {
 	UE_FIXTURE_MEMBERS;
 	char name[64], cmd[96];
-	char *val;		/* the enable word of the variant */
-	int size, bit;
-	__u64 other;		/* its other bits: FILLER64 */
+	char *val;	/* the variant's enable word, its other bits FILLER64 */
+	__u64 other;
 };
 
 FIXTURE_VARIANT(enable) {
-	int size;	/* enable_size */
-	int bit;	/* enable_bit */
-	int offset;	/* offset of the value inside the page */
+	int size, bit, offset;	/* enable_size, enable_bit, offset in the page */
 };
 
 FIXTURE_VARIANT_ADD(enable, size4_bit0) { .size = 4, .bit = 0, .offset = 0 };
 FIXTURE_VARIANT_ADD(enable, size4_bit7) { .size = 4, .bit = 7, .offset = 8 };
 FIXTURE_VARIANT_ADD(enable, size4_bit31) { .size = 4, .bit = 31, .offset = 16 };
-/*
- * A 32-bit value that is not 64-bit aligned: upstream 6.6 "Align set_bit() address for all
- * archs" fixed handing it unaligned to long-sized bitops.
- */
+/* Not 64-bit aligned: upstream 6.6 "Align set_bit() address for all archs" */
 FIXTURE_VARIANT_ADD(enable, size4_off4_bit0) { .size = 4, .bit = 0, .offset = 4 };
 FIXTURE_VARIANT_ADD(enable, size4_off4_bit17) { .size = 4, .bit = 17, .offset = 20 };
 FIXTURE_VARIANT_ADD(enable, size4_off4_bit31) { .size = 4, .bit = 31, .offset = 12 };
@@ -72,24 +54,19 @@ FIXTURE_VARIANT_ADD(enable, size8_bit31) { .size = 8, .bit = 31, .offset = 8 };
 FIXTURE_VARIANT_ADD(enable, size8_bit32) { .size = 8, .bit = 32, .offset = 16 };
 FIXTURE_VARIANT_ADD(enable, size8_bit63) { .size = 8, .bit = 63, .offset = 24 };
 
-/*
- * Every variant of every test has its own event, named after both, and starts with the other bits
- * of its word set to the filler.
- */
+/* An event per test and variant */
 FIXTURE_SETUP(enable)
 {
 	UE_SETUP(0);
 	if (ue_skip_reason(self->flags))
-		return;	/* skipped: nothing more to set up */
+		return;
 	self->val = self->page + variant->offset;
-	self->size = variant->size;
-	self->bit = variant->bit;
-	self->other = FILLER64 & (self->size == 8 ? ~0ull : 0xffffffffull) &
-		      ~(1ull << self->bit);
-	snprintf(self->name, sizeof(self->name), "uet_en_%s_%d_%d_%d",
-		 _metadata->name, variant->size, variant->bit, variant->offset);
+	self->other = FILLER64 & (variant->size == 8 ? ~0ull : 0xffffffffull) &
+		      ~(1ull << variant->bit);
+	snprintf(self->name, sizeof(self->name), "uet_en_%s_%d_%d_%d", _metadata->name,
+		 variant->size, variant->bit, variant->offset);
 	snprintf(self->cmd, sizeof(self->cmd), "%s u32 a", self->name);
-	if (self->size == 8)
+	if (variant->size == 8)
 		*(__u64 *)self->val = self->other;
 	else
 		*(__u32 *)self->val = self->other;
@@ -100,64 +77,56 @@ FIXTURE_TEARDOWN(enable)
 	UE_TEARDOWN();
 }
 
+/* Registration leaves the word alone; three rounds of enable, disable; neighbours untouched */
 TEST_F(enable, toggle)
 {
-	/* neighbouring 32 bits must never change either */
-	__u32 *left = (__u32 *)self->val - 1;
-	__u32 *right = (__u32 *)(self->val + self->size);
+	__u32 *left = (__u32 *)self->val - 1, *right = (__u32 *)(self->val + variant->size);
 	int round;
 
 	if (variant->offset)
 		*left = 0x5555aaaa;
 	*right = 0xaaaa5555;
-	/* registration must not set our bit nor touch others */
-	reg_check(_metadata, &self->t, self->cmd, self->val, self->size, self->bit, self->other);
-	/* three rounds of enable, disable */
+	reg_check(_metadata, &self->t, self->cmd, self->val, variant->size, variant->bit,
+		  self->other);
 	for (round = 0; round < 6; round++) {
-		flip(_metadata, &self->t, self->name, !(round & 1), self->val, self->size,
-		     self->bit, self->other);
+		flip(_metadata, &self->t, self->name, !(round & 1), self->val, variant->size,
+		     variant->bit, self->other);
 		if (variant->offset)
 			EXPECT_EQ(0x5555aaaa, *left);
 		EXPECT_EQ(0xaaaa5555, *right);
 	}
 }
 
-/* A registration while the event is already enabled sees the bit at once. */
+/* A registration while the event is enabled (registered elsewhere) sees the bit at once */
 TEST_F(enable, register_while_enabled)
 {
-	/* a first registration elsewhere creates the event */
 	snprintf(self->cmd, sizeof(self->cmd), "%s u64 a", self->name);
 	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page + 512, self->cmd, self->name, 0, NULL));
-
-	reg_check(_metadata, &self->t, self->cmd, self->val, self->size,
-		  self->bit, self->other | 1ull << self->bit);
-	flip(_metadata, &self->t, self->name, false, self->val, self->size, self->bit, self->other);
+	reg_check(_metadata, &self->t, self->cmd, self->val, variant->size, variant->bit,
+		  self->other | 1ull << variant->bit);
+	flip(_metadata, &self->t, self->name, false, self->val, variant->size, variant->bit,
+	     self->other);
 }
 
+/* Unregistering clears the bit of an enabled event and stops updates; the bit is free again */
 TEST_F(enable, unreg_clears)
 {
 	__u32 *sentinel = (__u32 *)(self->page + 512);
+	int size = variant->size, bit = variant->bit;
 
-	ASSERT_EQ(0, ue_reg(self->t.fd, self->cmd, self->val, self->size, self->bit, 0, NULL));
-	flip(_metadata, &self->t, self->name, true, self->val, self->size, self->bit, self->other);
-	/* unregister clears the bit although the event is still enabled */
-	ASSERT_EQ(0, ue_unreg(self->t.fd, self->val, self->bit));
-	EXPECT_EQ(self->other, word_read(self->val, self->size));
-	/*
-	 * No further updates: toggle the event and use a second registration as a sentinel that
-	 * shows the kernel has done its updates.
-	 */
+	ASSERT_EQ(0, ue_reg(self->t.fd, self->cmd, self->val, size, bit, 0, NULL));
+	flip(_metadata, &self->t, self->name, true, self->val, size, bit, self->other);
+	ASSERT_EQ(0, ue_unreg(self->t.fd, self->val, bit));
+	EXPECT_EQ(self->other, word_read(self->val, size));
+	/* toggle; the sentinel's bit shows the kernel has done its updates */
 	ASSERT_EQ(0, ue_set_enable(UE_SYS, self->name, false));
 	ASSERT_EQ(0, ue_track_reg(&self->t, self->cmd, sentinel, 4, 0, NULL));
 	ASSERT_EQ(0, ue_set_enable(UE_SYS, self->name, true));
 	ASSERT_TRUE(ue_wait_bit(sentinel, 4, 0, true));
-	EXPECT_EQ(self->other, word_read(self->val, self->size));
-	/* the address and bit can be used again */
-	reg_check(_metadata, &self->t, self->cmd, self->val, self->size,
-		  self->bit, self->other | 1ull << self->bit);
+	EXPECT_EQ(self->other, word_read(self->val, size));
+	reg_check(_metadata, &self->t, self->cmd, self->val, size, bit, self->other | 1ull << bit);
 }
 
-/* Tests that do not depend on the variant */
 FIXTURE(misc) {
 	UE_FIXTURE_MEMBERS;
 };
@@ -173,17 +142,13 @@ FIXTURE_TEARDOWN(misc)
 }
 
 /*
- * Every bit of a 4-byte word (8-byte aligned and 4 bytes past that) and of an 8-byte word, one
- * event per bit on the same word.  Whatever the byte order, enabling bit N sets exactly the
- * value 1 << N of an integer of enable_size bytes: the one byte that holds it in memory (the last
- * ones first on a big-endian machine) and nothing else in the page.  128 events and 256 state
- * changes: over 30 s on the debug kernel under TCG, hence its own timeout.
+ * Every bit of 4-byte words (8-byte aligned and not) and of an 8-byte word, an event each:
+ * enabling bit N sets the value 1 << N of enable_size bytes, i.e. one byte in memory (the
+ * last ones first on big endian), nothing else in the page.  Over 30 s on the debug kernel.
  */
 TEST_F_TIMEOUT(misc, every_bit_both_sizes, 240)
 {
-	static const struct { int size, off; } words[] = {
-		{ 4, 0 }, { 4, 12 }, { 8, 16 },
-	};
+	static const struct { int size, off; } words[] = { { 4, 0 }, { 4, 12 }, { 8, 16 } };
 	unsigned char *pg = (unsigned char *)self->page;
 	int w, bit, i, size, off, at;
 	char name[64], cmd[96];
@@ -196,14 +161,12 @@ TEST_F_TIMEOUT(misc, every_bit_both_sizes, 240)
 			ASSERT_EQ(0, ue_reg(self->t.fd, cmd, pg + off, size, bit, 0, NULL));
 		}
 		EXPECT_EQ(0, word_read(pg + off, size));
-
 		for (bit = 0; bit < size * 8; bit++) {
 			snprintf(name, sizeof(name), "uet_en_every_%d_%d_%d", size, off, bit);
 			ASSERT_EQ(0, ue_set_enable(UE_SYS, name, true));
 			ASSERT_TRUE(ue_wait_bit(pg + off, size, bit, true));
 			EXPECT_EQ(1ull << bit, word_read(pg + off, size))
 				TH_LOG("size %d bit %d", size, bit);
-			/* the page offset of the byte holding the bit */
 			at = off + bit / 8;
 			if (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
 				at = off + size - 1 - bit / 8;
@@ -216,37 +179,33 @@ TEST_F_TIMEOUT(misc, every_bit_both_sizes, 240)
 			ASSERT_TRUE(ue_wait_bit(pg + off, size, bit, false));
 			EXPECT_EQ(0, word_read(pg + off, size));
 		}
-
 		for (bit = 0; bit < size * 8; bit++)
 			ASSERT_EQ(0, ue_unreg(self->t.fd, self->page + off, bit));
 	}
 }
 
 /*
- * One event registered at several words and bits sets and clears them all; two events on one
- * word keep to their own bits, also when one of them is unregistered.
+ * One event at several words and bits sets and clears them all; two events on one word keep
+ * to their own bits, also when one of them is unregistered.
  */
 TEST_F(misc, shared_words)
 {
 	__u32 *a = (__u32 *)self->page, *w = (__u32 *)(self->page + 128);
 	__u64 *b = (__u64 *)(self->page + 64);
-	const char *cmd = "uet_en_two u32 a", *name = "uet_en_two";
 	int on;
 
-	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, a, 4, 1, NULL));
-	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, b, 8, 45, NULL));
-	/* same word, another bit */
-	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, a, 4, 9, NULL));
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_en_two u32 a", a, 4, 1, NULL));
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_en_two u32 a", b, 8, 45, NULL));
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_en_two u32 a", a, 4, 9, NULL));
 	for (on = 1; on >= 0; on--) {
-		ASSERT_EQ(0, on ? ue_track_enable(&self->t, UE_SYS, name) :
-				  ue_set_enable(UE_SYS, name, false));
+		ASSERT_EQ(0, on ? ue_track_enable(&self->t, UE_SYS, "uet_en_two") :
+				  ue_set_enable(UE_SYS, "uet_en_two", false));
 		ASSERT_TRUE(ue_wait_bit(a, 4, 1, on));
 		ASSERT_TRUE(ue_wait_bit(a, 4, 9, on));
 		ASSERT_TRUE(ue_wait_bit(b, 8, 45, on));
 		EXPECT_EQ(on ? (1u << 1) | (1u << 9) : 0, *a);
 		EXPECT_EQ((__u64)on << 45, *b);
 	}
-
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_en_sh1 u32 a", w, 4, 0, NULL));
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_en_sh2 u32 a", w, 4, 1, NULL));
 	flip(_metadata, &self->t, "uet_en_sh2", true, w, 4, 1, 0);
@@ -258,7 +217,7 @@ TEST_F(misc, shared_words)
 	EXPECT_EQ(0, *w);
 }
 
-/* A page that was never touched gets faulted in by the registration, enabled or not. */
+/* A never touched page is faulted in by the registration, enabled or not */
 TEST_F(misc, untouched_page)
 {
 	char *fresh = ue_map_page(PROT_READ | PROT_WRITE);
@@ -275,17 +234,16 @@ TEST_F(misc, untouched_page)
 }
 
 /*
- * The page holding the value is dropped after registration; the kernel must fault it back in when
- * the state changes.  The pages are shared memory, whose contents survive MADV_DONTNEED, so that
- * every state, off too, is seen only if the kernel wrote it.  Then words in the pages below and
- * above it too, beside a bit the kernel must keep: the kernel queues words by their distance from
- * the first word it queued.
+ * The enable word's page is dropped after registration: the kernel faults it back in on each
+ * change.  Shared memory keeps its contents through MADV_DONTNEED, so every state, off too, is
+ * seen only if the kernel wrote it.  Then words in the pages below and above too, beside a bit
+ * to keep: the kernel queues words by their distance from the first one it queued.
  */
 TEST_F(misc, page_not_present)
 {
 	const int ps = getpagesize();
 	int mfd = memfd_create("uet_en_dontneed", MFD_CLOEXEC), i;
-	const char *name = "uet_en_dontneed";
+	const char *name = "uet_en_dontneed", *cmd = "uet_en_dontneed u32 a";
 	__u32 *val, *lo, *hi;
 	char *pages;
 
@@ -297,15 +255,15 @@ TEST_F(misc, page_not_present)
 	lo = (__u32 *)(pages + 64);
 	val = (__u32 *)(pages + ps + 256);
 	hi = (__u32 *)(pages + 2 * ps + 64);
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_en_dontneed u32 a", val, 4, 5, NULL));
+	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, val, 4, 5, NULL));
 	for (i = 0; i < 6; i++) {
 		ASSERT_EQ(0, madvise(pages + ps, ps, MADV_DONTNEED));
 		flip(_metadata, &self->t, name, i % 2 == 0, val, 4, 5, 0);
 	}
 	*lo = 1;
 	*hi = 1;
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_en_dontneed u32 a", lo, 4, 6, NULL));
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_en_dontneed u32 a", hi, 4, 7, NULL));
+	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, lo, 4, 6, NULL));
+	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, hi, 4, 7, NULL));
 	for (i = 0; i < 4; i++) {
 		ASSERT_EQ(0, madvise(pages, 3 * ps, MADV_DONTNEED));
 		flip(_metadata, &self->t, name, i % 2 == 0, val, 4, 5, 0);
@@ -316,27 +274,25 @@ TEST_F(misc, page_not_present)
 	}
 	EXPECT_EQ(0, ue_unreg(self->t.fd, lo, 6));
 	EXPECT_EQ(0, ue_unreg(self->t.fd, hi, 7));
-	/* unregistering while the page is not present clears the bit as well */
+	/* unregistering while the page is not present clears the bit and stops all updates */
 	flip(_metadata, &self->t, name, true, val, 4, 5, 0);
 	ASSERT_EQ(0, madvise(pages + ps, ps, MADV_DONTNEED));
 	EXPECT_EQ(0, ue_unreg(self->t.fd, val, 5));
 	EXPECT_EQ(0, *val);
-	/* ... and stops all updates (a sentinel shows updates are done) */
 	*val = 0x100;
-	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_en_dontneed u32 a", self->page, 4, 0, NULL));
+	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, self->page, 4, 0, NULL));
 	flip(_metadata, &self->t, name, false, self->page, 4, 0, 0);
 	flip(_metadata, &self->t, name, true, self->page, 4, 0, 0);
 	EXPECT_EQ(0x100, *val);
 	munmap(pages, 3 * ps);
 }
 
-/* DIAG_IOCSUNREG argument checking */
 static int unreg_raw(int fd, void *arg)
 {
 	return ioctl(fd, DIAG_IOCSUNREG, arg) == -1 ? -errno : 0;
 }
 
-/* Unregister of what is not registered; it is per process: any user_events_data fd will do. */
+/* Unregistering what is not registered; per process: any user_events_data fd will do */
 TEST_F(misc, unreg_unknown)
 {
 	__u32 *w = (__u32 *)self->page;
@@ -345,15 +301,12 @@ TEST_F(misc, unreg_unknown)
 	ASSERT_LE(0, fd2);
 	/* before this process registered anything at all */
 	EXPECT_EQ(-ENOENT, ue_unreg(self->t.fd, w, 0));
-
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_en_unk u32 a", w, 4, 2, NULL));
 	EXPECT_EQ(-ENOENT, ue_unreg(self->t.fd, w, 3));
 	EXPECT_EQ(-ENOENT, ue_unreg(self->t.fd, w + 1, 2));
 	EXPECT_EQ(-ENOENT, ue_unreg(self->t.fd, NULL, 0));
-	/* works once, then it is gone */
 	EXPECT_EQ(0, ue_unreg(self->t.fd, w, 2));
 	EXPECT_EQ(-ENOENT, ue_unreg(self->t.fd, w, 2));
-
 	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page, "uet_en_ofd u32 a", "uet_en_ofd", 6,
 				    NULL));
 	EXPECT_EQ(0, ue_unreg(fd2, self->page, 6));
@@ -361,35 +314,29 @@ TEST_F(misc, unreg_unknown)
 	close(fd2);
 }
 
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define UE_HI_BIT(bit)	(32 + (bit))
-#else
-#define UE_HI_BIT(bit)	(bit)
-#endif
-
 /*
- * Several registrations in one long: each is found, removed and updated on its own, whichever order
- * they come and go in; on 64-bit a bit named through a 4-byte and an 8-byte value is one bit.
+ * Several registrations in one long are found, removed and updated each on its own, in any
+ * order; on 64-bit, bit 3 of the upper half is bit 35 (big endian: 3) of the 8-byte value.
  */
 TEST_F(misc, same_long)
 {
 	__u32 *lo = (__u32 *)self->page, *hi = lo + 1;
 	const char *cmd = "uet_en_long u32 a";
-	int bit;
+	int bit, hi3 = 35;
 
+	if (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+		hi3 = 3;
 	for (bit = 0; bit < 3; bit++)
 		ASSERT_EQ(0, ue_track_reg(&self->t, cmd, lo, 4, bit, NULL));
 	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, hi, 4, 3, NULL));
-	/* bit 3 of hi is bit 35 of the 8-byte value (bit 3 on big endian) */
 	if (sizeof(long) == 8)
-		EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, cmd, lo, 8, UE_HI_BIT(3), 0, NULL));
+		EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, cmd, lo, 8, hi3, 0, NULL));
 	EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, cmd, lo, 4, 1, 0, NULL));
 	/* last registered, a middle one, the first one */
 	EXPECT_EQ(0, ue_unreg(self->t.fd, hi, 3));
 	EXPECT_EQ(0, ue_unreg(self->t.fd, lo, 1));
 	EXPECT_EQ(-ENOENT, ue_unreg(self->t.fd, lo, 1));
 	EXPECT_EQ(0, ue_unreg(self->t.fd, lo, 0));
-
 	flip(_metadata, &self->t, "uet_en_long", true, lo, 4, 2, 0);
 	EXPECT_EQ(0, *hi);
 	/* the freed bits register again and follow the event at once */
@@ -404,15 +351,15 @@ TEST_F(misc, same_long)
 }
 
 /*
- * struct user_unreg too small or too big, with reserved fields set, or larger with a tail
- * that must be zero: refused, the registration kept, until a good one removes it.
+ * struct user_unreg too small or big, reserved fields set, or bigger with a tail that is not
+ * zero: refused, the registration kept, until a good one removes it.
  */
 TEST_F(misc, unreg_bad_args)
 {
 	struct {
 		struct user_unreg unreg;
 		__u8 tail[8];
-	} big = { 0 };	/* user_reg/user_unreg are packed: no padding */
+	} big = { 0 };	/* packed: no padding */
 	__u32 *w = (__u32 *)self->page;
 	int i, ret;
 
@@ -428,16 +375,12 @@ TEST_F(misc, unreg_bad_args)
 	big.unreg.__reserved2 = 0x100;
 	EXPECT_EQ(-EINVAL, unreg_raw(self->t.fd, &big));
 	big.unreg.__reserved2 = 0;
-	/* still registered after all of that */
 	EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, "uet_en_uargs u32 a", w, 4, 0, 0, NULL));
 	EXPECT_EQ(0, unreg_raw(self->t.fd, &big));
 	ASSERT_EQ(0, ue_reg(self->t.fd, "uet_en_uargs u32 a", w, 4, 0, 0, NULL));
 	big.unreg.size = sizeof(big);
 	big.tail[7] = 1;
-	/*
-	 * Upstream reports E2BIG here, but may also say EINVAL as it checks the (then
-	 * uninitialised) reserved fields after the failed copy.
-	 */
+	/* upstream may say EINVAL: it checks the reserved fields after the failed copy */
 	ret = unreg_raw(self->t.fd, &big);
 	EXPECT_TRUE(ret == -E2BIG || ret == -EINVAL) TH_LOG("got %d", ret);
 	big.tail[7] = 0;
