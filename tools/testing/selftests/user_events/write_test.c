@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * user_events ABI: write()/writev() of [u32 write_index][payload] to
- * user_events_data, payload validation and the resulting ftrace records.
- */
+/* user_events ABI: write()/writev() of [u32 write_index][payload], the ftrace records */
 #include "ue_util.h"
 #include "../kselftest_harness.h"
 
@@ -18,7 +15,7 @@ FIXTURE_TEARDOWN(wr)
 	UE_TEARDOWN();
 }
 
-/* Emit with a single write() of one contiguous buffer. */
+/* one write() of one buffer */
 static ssize_t emit_flat(int fd, __u32 idx, const void *payload, size_t len)
 {
 	char buf[512];
@@ -32,34 +29,27 @@ static ssize_t emit_flat(int fd, __u32 idx, const void *payload, size_t len)
 	return ret < 0 ? -errno : ret;
 }
 
-/* Does @line show " @field=" @val, in decimal or 0x-hex? */
-static bool shows_num(const char *line, const char *field, unsigned long long val)
+/* Does the first " @field=" of @line start with @str (@val in decimal or 0x-hex)? */
+static bool shows_str(const char *line, const char *field, const char *str)
 {
-	char key[64], dec[32], hex[32];
+	char key[64];
 	const char *pos;
 
 	snprintf(key, sizeof(key), " %s=", field);
 	pos = strstr(line, key);
-	if (!pos)
-		return false;
-	pos += strlen(key);
+	return pos && !strncmp(pos + strlen(key), str, strlen(str));
+}
+
+static bool shows_num(const char *line, const char *field, unsigned long long val)
+{
+	char dec[32], hex[32];
+
 	snprintf(dec, sizeof(dec), "%llu", val);
 	snprintf(hex, sizeof(hex), "0x%llx", val);
-	return !strncmp(pos, dec, strlen(dec)) || !strncmp(pos, hex, strlen(hex));
+	return shows_str(line, field, dec) || shows_str(line, field, hex);
 }
 
-static bool shows_str(const char *line, const char *field, const char *str)
-{
-	char key[160];
-
-	snprintf(key, sizeof(key), " %s=%s", field, str);
-	return strstr(line, key);
-}
-
-/*
- * An event without fields: a partial index is EFAULT, disabled or enabled, and records
- * nothing; the full index alone, or with extra bytes, is a valid write.
- */
+/* No fields: a partial index is EFAULT, enabled or not; the index alone or with more is fine */
 TEST_F(wr, short_write)
 {
 	char buf[4] = { 0 }, junk[3] = "ab";
@@ -86,8 +76,8 @@ TEST_F(wr, short_write)
 }
 
 /*
- * Indexes that are negative (upstream 6.1 "Ensure write index cannot be negative": it read
- * before the index array), unknown, or of another file are refused and record nothing.
+ * Negative indexes (upstream 6.1 "Ensure write index cannot be negative": it read before the
+ * array), unknown ones or another file's are refused and record nothing.
  */
 TEST_F(wr, bad_index)
 {
@@ -114,7 +104,7 @@ TEST_F(wr, bad_index)
 	EXPECT_EQ(1, ue_trace_count("uet_wr_bad", NULL, 0));
 }
 
-/* Writes need the event enabled; the index stays valid on its file after DIAG_IOCSUNREG. */
+/* Writes need the event enabled; the index stays valid on its file after DIAG_IOCSUNREG */
 TEST_F(wr, not_enabled)
 {
 	__u32 idx, val = 0x12345;
@@ -145,14 +135,13 @@ TEST_F(wr, payload_too_short)
 	int len;
 
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_wr_min u32 a; u64 b", self->page, 4, 0, &idx));
-	/* The size check comes before the enabled check */
+	/* the size check comes first; then the fixed size or more is fine */
 	EXPECT_EQ(-EINVAL, ue_emit(self->t.fd, idx, payload, 11));
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_wr_min"));
 	ASSERT_TRUE(ue_wait_bit(self->page, 4, 0, true));
 	for (len = 0; len < 12; len++)
 		EXPECT_EQ(-EINVAL, ue_emit(self->t.fd, idx, payload, len)) TH_LOG("%d bytes", len);
 	EXPECT_EQ(0, ue_trace_count("uet_wr_min", NULL, 0));
-	/* Exactly the fixed size, or more, is fine */
 	EXPECT_EQ(16, ue_emit(self->t.fd, idx, payload, 12));
 	EXPECT_EQ(20, emit_flat(self->t.fd, idx, payload, 16));
 	EXPECT_EQ(2, ue_trace_count("uet_wr_min", NULL, 0));
@@ -169,7 +158,7 @@ TEST_F(wr, ftrace_fields)
 
 	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page, "uet_wr_out u32 a; u64 b; char[8] c; "
 				    "__data_loc char[] d; __rel_loc char[] e", name, 0, &idx));
-	/* Lay the payload out as the format file describes it */
+	/* as the format file lays it out; dynamic data after the fixed fields */
 	for (i = 0; i < 5; i++) {
 		off[i] = ue_field_offset(UE_SYS, name, fields[i]);
 		ASSERT_GT(off[i], i ? off[i - 1] : 0) TH_LOG("%s", fields[i]);
@@ -178,13 +167,12 @@ TEST_F(wr, ftrace_fields)
 	memcpy(payload + off[0] - base, &a, sizeof(a));
 	memcpy(payload + off[1] - base, &b, sizeof(b));
 	memcpy(payload + off[2] - base, "chars", 6);
-	/* Dynamic data follows the fixed fields */
 	end = off[4] + 4 - base;
 	loc = DYN_LOC(base + end, 8);
 	memcpy(payload + off[3] - base, &loc, sizeof(loc));
 	memcpy(payload + end, "dynamic", 8);
 	end += 8;
-	/* __rel_loc offsets are relative to the end of the field */
+	/* __rel_loc: from the end of the field */
 	loc = DYN_LOC(base + end - (off[4] + 4), 9);
 	memcpy(payload + off[4] - base, &loc, sizeof(loc));
 	memcpy(payload + end, "relative", 9);
@@ -199,7 +187,7 @@ TEST_F(wr, ftrace_fields)
 	EXPECT_TRUE(shows_str(line, "e", "relative")) TH_LOG("%s", line);
 }
 
-/* The payload may be split arbitrarily across iovecs; writes return all they took. */
+/* The payload may be split across iovecs at will; writes return all they took */
 TEST_F(wr, writev_split)
 {
 	const char *name = "uet_wr_split";
@@ -224,9 +212,8 @@ TEST_F(wr, writev_split)
 }
 
 /*
- * A __data_loc or __rel_loc string out of the payload, or without its NUL,
- * is refused and not recorded; then a good one is.  Locations are record
- * offsets for __data_loc, offsets from the end of the field for __rel_loc.
+ * A __data_loc or __rel_loc string out of the payload or without its NUL is refused, a good
+ * one recorded.  __data_loc: offsets in the record; __rel_loc: from the end of the field.
  */
 static void loc_bounds(struct __test_metadata *_metadata, struct ue_track *t,
 		       void *page, const char *type)
@@ -247,7 +234,7 @@ static void loc_bounds(struct __test_metadata *_metadata, struct ue_track *t,
 	snprintf(cmd, sizeof(cmd), "%s %s char[] s", name, type);
 	ASSERT_EQ(0, ue_reg_enabled(t, page, cmd, name, 0, &idx));
 	if (!rel) {
-		/* [loc][string]: the string is at record offset s + 4 */
+		/* [loc][string] */
 		start = ue_field_offset(UE_SYS, name, "s");
 		ASSERT_GT(start, 0);
 		start += 4;
