@@ -1,13 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * user_events limits: kernel.user_events_max, the number of events (EMFILE
- * beyond it; unused events are reaped first), unsigned as upstream's: 0
- * stops creations, negative is EINVAL.  Also the registrations per user
- * (/proc/sys/user/max_user_event_enablers); those per address space are in
- * mmcap_test.c, the per-file 65536 write indexes are out of reach.
- *
- * PARTLY EXPECTED TO FAIL ON UPSTREAM (6.12): it frees unused events
- * after a delay.
+ * user_events limits: kernel.user_events_max, the events (EMFILE beyond, unused ones reaped
+ * first; unsigned: 0 stops creations, negative is EINVAL), and the registrations per user;
+ * those per address space are in mmcap_test.c.
+ * PARTLY EXPECTED TO FAIL ON UPSTREAM (6.12): it frees unused events after a delay.
  */
 #include "ue_util.h"
 #include "../kselftest_harness.h"
@@ -36,7 +32,6 @@ static int set_sysctl(const char *path, int val)
 
 #define set_max(val) set_sysctl(MAX_PATH, val)
 
-/* as counted by user_events_status */
 static int active_events(void)
 {
 	int active, busy;
@@ -44,15 +39,13 @@ static int active_events(void)
 	return ue_status_counts(&active, &busy) ? active : -1;
 }
 
-/* n0: the events in the system when the test starts */
 FIXTURE(limits) {
 	struct ue_track t;
 	char *page, *saved;
 	int fds[NFDS];
-	int n0;
+	int n0;	/* the events when the test starts */
 };
 
-/* every test changes the sysctl */
 FIXTURE_SETUP(limits)
 {
 	int unused;
@@ -71,7 +64,6 @@ FIXTURE_SETUP(limits)
 	ASSERT_LE(0, self->n0);
 }
 
-/* runs once the setup completed */
 FIXTURE_TEARDOWN(limits)
 {
 	int i;
@@ -84,7 +76,7 @@ FIXTURE_TEARDOWN(limits)
 	ue_fixture_fini(&self->t, self->page, -1, 0);
 }
 
-/* Slot @n: data fd @fds[n] (opened on demand), enable word @n of @page, bit 0 */
+/* Slot @n: data fd @fds[n] (opened on demand), word @n of @page, bit 0; drop: unreg, close */
 static int reg_on(int *fds, char *page, int n, const char *cmd, __u16 flags)
 {
 	if (fds[n] < 0)
@@ -94,7 +86,6 @@ static int reg_on(int *fds, char *page, int n, const char *cmd, __u16 flags)
 	return ue_reg(fds[n], cmd, page + 8 * n, 4, 0, flags, NULL);
 }
 
-/* Drop every user of slot @n: unregister, close. */
 static void drop(int *fds, char *page, int n)
 {
 	ue_unreg(fds[n], page + 8 * n, 0);
@@ -139,7 +130,7 @@ TEST_F_TIMEOUT(limits, max_events, 120)
 	ASSERT_EQ(0, SLOT_REG(0, "uet_li_max0 u32 a", 0));
 	ASSERT_EQ(0, SLOT_REG(1, "uet_li_max1 u32 a", 0));
 	EXPECT_EQ(self->n0 + 2, active_events());
-	/* every way of creating a new event is refused */
+	/* every way of creating an event is refused, existing ones still register */
 	EXPECT_EQ(-EMFILE, SLOT_REG(2, "uet_li_max2 u32 a", 0));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_li_max2"));
 	EXPECT_EQ(-EMFILE, SLOT_REG(2, "uet_li_max2 u32 a", MULTI));
@@ -149,7 +140,6 @@ TEST_F_TIMEOUT(limits, max_events, 120)
 	EXPECT_EQ(-EMFILE, ue_dyn_cmd("u:uet_li_max2 u32 a"));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_li_max2"));
 	EXPECT_EQ(self->n0 + 2, active_events());
-	/* existing events can still be registered */
 	EXPECT_EQ(0, SLOT_REG(2, "uet_li_max0 u32 a", 0));
 	SLOT_DROP(2);
 	/* freeing one makes room at once */
@@ -160,7 +150,7 @@ TEST_F_TIMEOUT(limits, max_events, 120)
 	EXPECT_EQ(-EMFILE, SLOT_REG(3, "uet_li_max3 u32 a", 0));
 }
 
-/* Persistent events count, and are not reaped to make room. */
+/* Persistent events count, and are not reaped to make room */
 TEST_F(limits, persistent_count)
 {
 	ue_track_del(&self->t, "uet_li_pers");
@@ -172,24 +162,22 @@ TEST_F(limits, persistent_count)
 	EXPECT_EQ(0, SLOT_REG(0, "uet_li_pers2 u32 a", 0));
 }
 
-/* An unused event kept only by a tracer is reaped when room is needed. */
+/* An unused event kept only by a tracer: it stays, then is reaped when room is needed */
 TEST_F(limits, reaps_unused)
 {
 	ASSERT_EQ(0, SLOT_REG(0, "uet_li_reap u32 a", 0));
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_li_reap"));
 	SLOT_DROP(0);
-	/* Still enabled: it stays while ftrace has it, and leaves no room */
 	ASSERT_TRUE(ue_event_exists(UE_SYS, "uet_li_reap"));
 	ASSERT_EQ(0, set_max(self->n0 + 1));
 	EXPECT_EQ(-EMFILE, SLOT_REG(1, "uet_li_reap2 u32 a", 0));
-	/* Detached, it goes (now, or reaped by the next creation): room for one */
 	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_li_reap", false));
 	EXPECT_EQ(0, SLOT_REG(1, "uet_li_reap2 u32 a", 0));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_li_reap"));
 	EXPECT_EQ(-EMFILE, SLOT_REG(2, "uet_li_reap3 u32 a", 0));
 }
 
-/* Lowering the limit below the current count removes nothing. */
+/* Lowering the limit below the count removes nothing */
 TEST_F(limits, lower_than_count)
 {
 	ASSERT_EQ(0, SLOT_REG(0, "uet_li_low0 u32 a", 0));
@@ -202,11 +190,7 @@ TEST_F(limits, lower_than_count)
 	EXPECT_EQ(0, SLOT_REG(2, "uet_li_low1 u32 a", 0));
 }
 
-/*
- * /proc/sys/user/max_user_event_enablers (set to USER_MAX here): the
- * registrations of all the processes of one user, inherited copies
- * included (ENOSPC beyond it).
- */
+/* max_user_event_enablers: all of a user's registrations, inherited ones too (ENOSPC) */
 #define USER_MAX	8
 #define UID_A		4242
 #define UID_B		4243
@@ -247,9 +231,8 @@ static int reg_bits(int fd, __u32 *word, int from, int to, int *err)
 }
 
 /*
- * Fork a child that opens user_events_data, becomes @uid and registers @n
- * bits, expecting @want registrations then the error @err (reported on the
- * pipe @report); it keeps them until the write end of the pipe @hold closes.
+ * A child that becomes @uid and registers @n bits: @want of them, then @err (sent on @report);
+ * it keeps them until the write end of @hold closes.
  */
 static pid_t user_child(struct __test_metadata *_metadata, uid_t uid, int n,
 			int want, int err, const int *report, const int *hold)
@@ -278,7 +261,7 @@ static pid_t user_child(struct __test_metadata *_metadata, uid_t uid, int n,
 	return pid;
 }
 
-/* One user's registrations are capped across its processes, others are not. */
+/* Capped across one user's processes, not another's; exits give the charges back */
 TEST_F(user_enablers, charged_per_user)
 {
 	int report[2], hold[2], status;
@@ -297,7 +280,6 @@ TEST_F(user_enablers, charged_per_user)
 	ASSERT_EQ(b, waitpid(b, &status, 0));
 	ASSERT_EQ(c, waitpid(c, &status, 0));
 
-	/* the exits gave the charges back */
 	ASSERT_EQ(0, pipe(hold));
 	a = user_child(_metadata, UID_A, USER_MAX, USER_MAX, 0, report, hold);
 	close(hold[1]);
@@ -307,10 +289,7 @@ TEST_F(user_enablers, charged_per_user)
 	close(report[1]);
 }
 
-/*
- * Unregistering returns the charge; a fork that cannot be charged leaves
- * the child without the registrations (and the parent with its own).
- */
+/* Unregistering returns the charge; a fork that cannot be charged inherits none */
 TEST_F(user_enablers, unregister_and_fork)
 {
 	int fd, err, status;
