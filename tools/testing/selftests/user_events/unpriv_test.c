@@ -1,13 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * user_events: what an unprivileged user may and may not do.
- *
- * An administrator can hand user_events_data to a group (chgrp + chmod of
- * the tracefs files); members of that group register and write events
- * without any capability.  This test plays both roles: the root parent
- * opens the tracefs files to a test group, and a child that switched to an
- * unprivileged uid/gid (no capabilities left) does the unprivileged part.
- * The modes and owners are restored at the end of every test.
+ * user_events: what an unprivileged user may and may not do.  An administrator may hand
+ * user_events_data to a group (chgrp, chmod); the root parent does that for each test, a
+ * child with an unprivileged uid and gid (no capabilities) plays the member.
  */
 #include "ue_util.h"
 #include <grp.h>
@@ -15,15 +10,13 @@
 #include <sys/socket.h>
 #include "../kselftest_harness.h"
 
-/* An otherwise unused uid and gid for the unprivileged side */
-#define UNPRIV_ID	64711
-/* Exit status of a child whose privilege drop or setup failed */
-#define CHILD_BROKEN	255
+#define UNPRIV_ID	64711	/* an otherwise unused uid and gid */
+#define CHILD_BROKEN	255	/* the exit of a child whose privilege drop failed */
 
-/* The tracefs root (search permission) and the files the group gets */
+/* The tracefs root (search permission) and the files the group gets (0: only restored) */
 static const struct {
 	const char *file;
-	mode_t mode;	/* 0: only saved and restored */
+	mode_t mode;
 } perm_files[] = {
 	{ "", 0 }, { "user_events_data", 0660 },
 	{ "user_events_status", 0440 }, { "dynamic_events", 0 },
@@ -70,7 +63,6 @@ FIXTURE_TEARDOWN(unpriv)
 	int i;
 
 	ue_fixture_fini(&self->t, self->page, self->perf_fd, 0);
-	/* runs once the setup completed: all saved */
 	for (i = ARRAY_SIZE(perm_files) - 1; i >= 0; i--) {
 		p = &self->perm[i];
 		if (chown(p->path, p->st.st_uid, p->st.st_gid) ||
@@ -125,13 +117,12 @@ static int do_reg(void *arg)
 	return ue_reg_once(req->cmd, &word, req->flags);
 }
 
-/* the group members can use user_events at all */
+/* the group members can use user_events; the event goes with the registration */
 TEST_F(unpriv, register_plain)
 {
 	struct reg_req req = { "uet_up_plain u32 a", 0 };
 
 	EXPECT_EQ(0, run_unpriv(do_reg, &req));
-	/* not persistent: gone with the child's registration */
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_up_plain"));
 }
 
@@ -148,11 +139,11 @@ TEST_F(unpriv, register_persist_eperm)
 	EXPECT_EQ(-ENOENT, ue_del_name("uet_up_persist"));
 }
 
+/* unused, persistent: only a CAP_PERFMON holder may delete it */
 TEST_F(unpriv, delete_persistent_eperm)
 {
 	ue_track_del(&self->t, "uet_up_pdel");
 	ASSERT_EQ(0, ue_reg_once("uet_up_pdel u32 a", self->page, USER_EVENT_REG_PERSIST));
-	/* unused, persistent: only a CAP_PERFMON holder may delete it */
 	EXPECT_EQ(-EPERM, run_unpriv(ue_cb_del, "uet_up_pdel"));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_up_pdel"));
 	EXPECT_EQ(0, ue_del_name("uet_up_pdel"));
@@ -165,15 +156,14 @@ TEST_F(unpriv, dynamic_events)
 
 	ue_track_del(&self->t, "uet_up_dyn");
 	ue_track_del(&self->t, "uet_up_dyn_root");
-	/* dynamic_events is root's: the file cannot even be opened */
+	/* dynamic_events is root's: it does not open */
 	EXPECT_EQ(-EACCES, run_unpriv(ue_cb_dyn, "u:uet_up_dyn u32 a"));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_up_dyn"));
-	/* writable by the group: "u:" itself needs CAP_PERFMON */
+	/* writable by the group: "u:" needs CAP_PERFMON, to create or delete */
 	ASSERT_EQ(0, perm_set(&self->perm[F_DYN], 0660));
 	EXPECT_EQ(-EPERM, run_unpriv(ue_cb_dyn, "u:uet_up_dyn u32 a"));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_up_dyn"));
 	EXPECT_FALSE(ue_dyn_line("uet_up_dyn", line, sizeof(line)));
-	/* nor can it delete a persistent event root created there */
 	ASSERT_EQ(0, ue_dyn_cmd("u:uet_up_dyn_root u32 a"));
 	EXPECT_EQ(-EPERM, run_unpriv(ue_cb_dyn, "-:uet_up_dyn_root"));
 	EXPECT_EQ(-EPERM, run_unpriv(ue_cb_dyn, "!u:uet_up_dyn_root"));
@@ -183,21 +173,17 @@ TEST_F(unpriv, dynamic_events)
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_up_dyn_root"));
 }
 
-/* Root keeps a non-persistent event registered; the child may not delete it. */
+/* Root's registered event: the child may not delete it, the owner's registration works */
 TEST_F(unpriv, delete_in_use_ebusy)
 {
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_up_busy u32 a", self->page, 4, 0, NULL));
 	EXPECT_EQ(-EBUSY, run_unpriv(ue_cb_del, "uet_up_busy"));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_up_busy"));
-	/* and the owner's registration still works */
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_up_busy"));
 	EXPECT_TRUE(ue_wait_bit(self->page, 4, 0, true));
 }
 
-/*
- * Register @name at bit @bit of the @size bytes at @map (read-only) and unregister; a change of its
- * first @len bytes (@copy) is ENOTRECOVERABLE.
- */
+/* Register at the read-only @map (and unregister); a change of its first @len bytes is fatal */
 static int reg_readonly(const char *name, char *map, int size, int bit, const void *copy, int len)
 {
 	int fd = ue_open_data(), ret;
@@ -213,7 +199,7 @@ static int reg_readonly(const char *name, char *map, int size, int bit, const vo
 	return memcmp(copy, map, len) ? -ENOTRECOVERABLE : ret;
 }
 
-/* Fill a page with a pattern, make it read-only, try to register on it. */
+/* a patterned page made read-only */
 static int do_reg_readonly(void *name)
 {
 	char *page = ue_map_page(PROT_READ | PROT_WRITE);
@@ -233,7 +219,7 @@ static int do_reg_readonly(void *name)
 
 #define RO_FILE	"/tmp/uet_up_rofile"
 
-/* The same with a read-only shared mapping of a file the user can read. */
+/* a read-only shared mapping of a file the user can read */
 static int do_reg_ro_file(void *name)
 {
 	int fd = open(RO_FILE, O_RDONLY | O_CLOEXEC), ret;
@@ -251,7 +237,6 @@ static int do_reg_ro_file(void *name)
 	return ret;
 }
 
-/* a read-only enable address: a private anonymous page, a shared mapping of a file */
 TEST_F(unpriv, readonly_efault)
 {
 	__u64 word = 0, back = 1;
@@ -272,10 +257,9 @@ TEST_F(unpriv, readonly_efault)
 }
 
 /*
- * The kernel writes only the registering process's memory: a child maps its own page at an address
- * where the parent has a different page, registers there and waits for the parent to enable the
- * event.  The parent's page must stay untouched, while the parent's own registration (on another
- * word) and the child's see the bit.
+ * The kernel writes the registering process's memory only: a child registers on its own page
+ * at the address of one of the parent's, the parent enables the event: both registrations
+ * see the bit, the parent's page stays untouched.
  */
 struct own_mem {
 	char *addr;	/* same virtual address in both processes */
@@ -304,7 +288,6 @@ static int do_own_mem(void *arg)
 	int fd, ret, s = m->sv[1];
 	char *mine;
 
-	/* a fresh page at the parent's address */
 	mine = mmap(m->addr, getpagesize(), PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 	if (mine != m->addr)
@@ -315,7 +298,6 @@ static int do_own_mem(void *arg)
 	ret = ue_reg(fd, "uet_up_own u32 a", mine + 64, 4, 3, 0, NULL);
 	sock_say(s, !ret);
 	if (!ret) {
-		/* the parent enables the event */
 		ret = sock_wait(s);
 		if (!ret && !ue_wait_bit(mine + 64, 4, 3, true))
 			ret = -ETIME;
@@ -346,12 +328,10 @@ TEST_F(unpriv, writes_only_own_memory)
 	ret = sock_wait(m.sv[0]);
 	EXPECT_EQ(0, ret);
 	if (!ret) {
-		/* the parent's own registration, same event, other page */
 		ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page, "uet_up_own u32 a", "uet_up_own",
 					    3, NULL));
 		sock_say(m.sv[0], true);
 		EXPECT_EQ(0, sock_wait(m.sv[0]));
-		/* the child saw its bit: the parent's page is untouched */
 		EXPECT_EQ(0, memcmp(zero, m.addr, getpagesize()));
 		sock_say(m.sv[0], true);
 	}
@@ -363,7 +343,7 @@ TEST_F(unpriv, writes_only_own_memory)
 	free(zero);
 }
 
-/* A write index is only valid on the fd that returned it. */
+/* A write index is only valid on the fd that returned it */
 static int do_index_per_fd(void *arg)
 {
 	__u32 a_idx, b_idx, c_idx, payload = 1, word = 0;
@@ -376,13 +356,12 @@ static int do_index_per_fd(void *arg)
 	    ue_reg(fd1, "uet_up_idx_b u32 a", &word, 4, 1, 0, &b_idx) ||
 	    ue_reg(fd2, "uet_up_idx_c u32 a", &word, 4, 2, 0, &c_idx))
 		goto out;
-	/* fd3 has no index at all, fd2 only one */
 	if (ue_emit(fd3, a_idx, &payload, sizeof(payload)) != -ENOENT ||
 	    ue_emit(fd3, b_idx, &payload, sizeof(payload)) != -ENOENT ||
 	    (b_idx != c_idx && ue_emit(fd2, b_idx, &payload, sizeof(payload)) != -ENOENT) ||
 	    (a_idx != c_idx && ue_emit(fd2, a_idx, &payload, sizeof(payload)) != -ENOENT))
 		goto out;
-	/* the indexes are valid where they came from (nothing attached) */
+	/* valid where they came from (nothing attached) */
 	if (ue_emit(fd1, b_idx, &payload, sizeof(payload)) == -EBADF &&
 	    ue_emit(fd2, c_idx, &payload, sizeof(payload)) == -EBADF)
 		ret = 0;
