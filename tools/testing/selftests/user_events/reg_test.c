@@ -105,14 +105,9 @@ TEST_F(reg, refused)
 		EXPECT_FALSE(name[0] && ue_event_exists(UE_SYS, name)) TH_LOG("'%s'", name);
 	}
 	/* overlong name, overlong fields */
-	memset(cmd, 'n', sizeof(cmd) - 1);
-	cmd[sizeof(cmd) - 1] = '\0';
-	memcpy(cmd, "uet_reg_long", strlen("uet_reg_long"));
+	snprintf(cmd, sizeof(cmd), "uet_reg_long%0*d", (int)sizeof(cmd) - 13, 0);
 	EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, cmd, self->page, 4, 0, 0, NULL));
-	snprintf(cmd, sizeof(cmd), "uet_reg_long2 u32 a");
-	while (strlen(cmd) < sizeof(cmd) - 16)
-		strcat(cmd, "                ");
-	strcat(cmd, "; u32 b");
+	snprintf(cmd, sizeof(cmd), "uet_reg_long2 u32 a%*s; u32 b", (int)sizeof(cmd) - 27, "");
 	EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, cmd, self->page, 4, 0, 0, NULL));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_reg_long2"));
 }
