@@ -36,8 +36,7 @@ FIXTURE(unpriv) {
 
 static int perm_set(struct saved_perm *p, mode_t mode)
 {
-	return chown(p->path, -1, UNPRIV_ID) || chmod(p->path, mode) ?
-	       -errno : 0;
+	return chown(p->path, -1, UNPRIV_ID) || chmod(p->path, mode) ? -errno : 0;
 }
 
 FIXTURE_SETUP(unpriv)
@@ -92,9 +91,8 @@ static int wait_unpriv(pid_t pid)
 {
 	int status;
 
-	if (pid < 0 || waitpid(pid, &status, 0) != pid)
-		return -ECHILD;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) == CHILD_BROKEN)
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) == CHILD_BROKEN)
 		return -ECHILD;
 	return -WEXITSTATUS(status);
 }
@@ -104,38 +102,32 @@ static int run_unpriv(int (*fn)(void *), void *arg)
 	return wait_unpriv(fork_unpriv(fn, arg));
 }
 
-struct reg_req {
-	const char *cmd;
-	__u16 flags;
-};
+static __u16 reg_flags;	/* of do_reg(), set before the fork */
 
-static int do_reg(void *arg)
+static int do_reg(void *cmd)
 {
-	struct reg_req *req = arg;
 	static __u32 word;
 
-	return ue_reg_once(req->cmd, &word, req->flags);
+	return ue_reg_once(cmd, &word, reg_flags);
 }
 
 /* the group members can use user_events; the event goes with the registration */
 TEST_F(unpriv, register_plain)
 {
-	struct reg_req req = { "uet_up_plain u32 a", 0 };
-
-	EXPECT_EQ(0, run_unpriv(do_reg, &req));
+	reg_flags = 0;
+	EXPECT_EQ(0, run_unpriv(do_reg, "uet_up_plain u32 a"));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_up_plain"));
 }
 
 /* PERSIST needs CAP_PERFMON, with or without MULTI_FORMAT */
 TEST_F(unpriv, register_persist_eperm)
 {
-	struct reg_req req = { "uet_up_persist u32 a", USER_EVENT_REG_PERSIST };
-
 	ue_track_del(&self->t, "uet_up_persist");
-	EXPECT_EQ(-EPERM, run_unpriv(do_reg, &req));
+	reg_flags = USER_EVENT_REG_PERSIST;
+	EXPECT_EQ(-EPERM, run_unpriv(do_reg, "uet_up_persist u32 a"));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_up_persist"));
-	req.flags = USER_EVENT_REG_PERSIST | USER_EVENT_REG_MULTI_FORMAT;
-	EXPECT_EQ(-EPERM, run_unpriv(do_reg, &req));
+	reg_flags = USER_EVENT_REG_PERSIST | USER_EVENT_REG_MULTI_FORMAT;
+	EXPECT_EQ(-EPERM, run_unpriv(do_reg, "uet_up_persist u32 a"));
 	EXPECT_EQ(-ENOENT, ue_del_name("uet_up_persist"));
 }
 
