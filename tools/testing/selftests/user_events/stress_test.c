@@ -21,22 +21,21 @@
 #define ST_PREFIX	"uet_st_"
 #define CHK_NAME	"uet_st_chk"
 #define CHK_FIELDS	"u32 wid; u32 seq; u64 val; __data_loc char[] msg"
-/* Fixed part of the checked payload: wid, seq, val, msg location */
-#define CHK_FIXED	20
-
+#define CHK_FIXED	20	/* wid, seq, val, msg location */
+/* The checked event's system, seen from events/ of the top instance */
+#define ST_INST_SYS	"../instances/" ST_INST "/events/" UE_SYS
 #define ST_WORKERS	3	/* worker processes alive at a time */
 #define ST_CHURNERS	2	/* register/unregister threads per worker */
 #define ST_MAX_WRITERS	65536	/* writer ids of checked records */
 #define ST_MAX_FAILS	8
 #define ST_LIVE_MAX	8	/* registrations one churn thread holds */
 #define ST_PERF_MAX	6
-/* u64 slots: 1..23 churn threads and fork children, 24..31 short threads */
+/* u64 slots: 1..23 churn threads and fork children, 24..31 short threads, 32..47 the worker */
 #define ST_SLOT_CHURN	24
-#define ST_SLOT_SHORT	8	/* 32..47: the worker's main thread */
+#define ST_SLOT_SHORT	8
 #define ST_RECORDS	150000	/* default cap of checked records */
 #define ST_REC_BYTES	64	/* ring buffer bytes per checked record, max */
 #define ST_NS_EVENTS	3	/* events of a namespace churn child */
-#define ST_MULTI_MAX	64	/* multi-format versions looked at */
 
 /* sizeof(struct trace_entry), from the format: base of __data_loc offsets */
 static int st_entry;
@@ -44,12 +43,17 @@ static int st_ncpus;
 
 enum st_fmt { FMT_U32, FMT_U64_ARR, FMT_U64_REL, FMT_DL, FMT_CHK };
 
-static const char * const st_fmt_text[] = {
-	[FMT_U32] = "u32 a",
-	[FMT_U64_ARR] = "u64 a; char[8] b",
-	[FMT_U64_REL] = "u64 a; __rel_loc char[] s",
-	[FMT_DL] = "u32 a; __data_loc char[] s",
-	[FMT_CHK] = CHK_FIELDS,
+/* Fields; a payload: index, value, a location (LOC_REL/LOC_DATA) of @tail or @tail itself */
+enum { LOC_NONE, LOC_REL, LOC_DATA };
+static const struct {
+	const char *text, *tail;
+	int vsize, loc;
+} st_fmt[] = {
+	[FMT_U32] = { "u32 a", NULL, 4, LOC_NONE },
+	[FMT_U64_ARR] = { "u64 a; char[8] b", "stress!", 8, LOC_NONE },
+	[FMT_U64_REL] = { "u64 a; __rel_loc char[] s", "hello", 8, LOC_REL },
+	[FMT_DL] = { "u32 a; __data_loc char[] s", "world", 4, LOC_DATA },
+	[FMT_CHK] = { CHK_FIELDS },
 };
 
 /* Events of the run: formats, flags, whether also registered PERSIST and written */
@@ -101,12 +105,11 @@ static struct st_shared {
 	__u32 wcount[ST_MAX_WRITERS];	/* records written per wid */
 } *st_sh;
 
-/* The worker process this is (or was forked from), for all its threads */
+/* The worker process this is (or was forked from): enable words, the checked event */
 static struct {
-	char *page;		/* u64 enable words ("slots") */
+	char *page;
 	int chk_fd;
 	__u32 chk_idx;
-	int quit;
 	int short_left;		/* registrations short threads leave behind */
 } st_w;
 
@@ -126,11 +129,6 @@ static bool st_stopped(void)
 static void st_stop(void)
 {
 	__atomic_store_n(&st_sh->stop, 1, __ATOMIC_RELEASE);
-}
-
-static bool st_quit(void)
-{
-	return __atomic_load_n(&st_w.quit, __ATOMIC_ACQUIRE) || st_stopped();
 }
 
 static void st_count(enum st_op op)
@@ -171,18 +169,13 @@ static bool st_check(int op, const char *what, long ret, const int *allowed)
 #define ST_OK(op, what, ret, ...) \
 	st_check(op, what, ret, (const int[]){ __VA_ARGS__, 0 })
 
-static __u64 st_chk_val(__u32 wid, __u32 seq)
+/* Checked record @seq of @wid: its val, and its msg in @msg (24 bytes) */
+static __u64 st_chk_val(__u32 wid, __u32 seq, char *msg)
 {
 	__u64 x = ((__u64)wid << 32 | seq) * 0x9e3779b97f4a7c15ull;
 
+	snprintf(msg, 24, "w%us%u", wid, seq);
 	return x ^ x >> 29;
-}
-
-/* The string of checked record @seq of @wid, in @buf (24 bytes) */
-static char *st_chk_msg(char *buf, __u32 wid, __u32 seq)
-{
-	snprintf(buf, 24, "w%us%u", wid, seq);
-	return buf;
 }
 
 /* One of the checked records the ring buffer has room for */
@@ -195,8 +188,8 @@ static bool st_reserve(void)
 static bool st_chk_write(__u32 wid, __u32 seq)
 {
 	__u32 rec[12] = { st_w.chk_idx, wid, seq };
-	__u64 val = st_chk_val(wid, seq);
-	int mlen = strlen(st_chk_msg((char *)&rec[6], wid, seq)) + 1;
+	__u64 val = st_chk_val(wid, seq, (char *)&rec[6]);
+	int mlen = strlen((char *)&rec[6]) + 1;
 	ssize_t len = 4 + CHK_FIXED + mlen, ret;
 
 	memcpy(&rec[3], &val, 8);
@@ -210,37 +203,6 @@ static bool st_chk_write(__u32 wid, __u32 seq)
 	__atomic_store_n(&st_sh->wcount[wid], seq + 1, __ATOMIC_RELEASE);
 	st_count(OP_CHK);
 	return true;
-}
-
-/* Index + a valid payload for format @fmt; returns the write length */
-static size_t st_payload(char *buf, __u32 idx, int fmt, __u32 v)
-{
-	__u64 a = v;
-	__u32 loc;
-
-	memcpy(buf, &idx, 4);
-	switch (fmt) {
-	case FMT_U32:
-		memcpy(buf + 4, &v, 4);
-		return 8;
-	case FMT_U64_ARR:
-		memcpy(buf + 4, &a, 8);
-		memcpy(buf + 12, "stress!", 8);
-		return 20;
-	case FMT_U64_REL:
-		memcpy(buf + 4, &a, 8);
-		loc = DYN_LOC(0, 6);	/* right after the word */
-		memcpy(buf + 12, &loc, 4);
-		memcpy(buf + 16, "hello", 6);
-		return 22;
-	case FMT_DL:
-		memcpy(buf + 4, &v, 4);
-		loc = DYN_LOC(st_entry + 8, 6);
-		memcpy(buf + 8, &loc, 4);
-		memcpy(buf + 12, "world", 6);
-		return 18;
-	}
-	return 0;
 }
 
 struct st_live {
@@ -263,10 +225,10 @@ static int st_reg(int fd, __u64 *rs, int first, int n, struct st_live *l, bool p
 		l->addr += 4 * ue_rand_n(rs, 2);
 	l->bit = ue_rand_n(rs, 8 * l->size);
 	l->pool = p;
-	l->fmt = ue_rand_n(rs, st_pool[p].nfmt);
+	l->fmt = st_pool[p].fmt[ue_rand_n(rs, st_pool[p].nfmt)];
 	if (persist_ok && st_pool[p].persist && !ue_rand_n(rs, 8))
 		flags |= USER_EVENT_REG_PERSIST;
-	snprintf(cmd, sizeof(cmd), "%s %s", st_pool[p].name, st_fmt_text[st_pool[p].fmt[l->fmt]]);
+	snprintf(cmd, sizeof(cmd), "%s %s", st_pool[p].name, st_fmt[l->fmt].text);
 	ret = ue_reg(fd, cmd, l->addr, l->size, l->bit, flags, &l->idx);
 	ST_OK(ret == -EADDRINUSE ? OP_REG_INUSE : OP_REG, "register", ret, EADDRINUSE);
 	l->has_idx = !ret;
@@ -279,21 +241,34 @@ static void st_unreg(int fd, struct st_live *l)
 	ST_OK(OP_UNREG, "unregister own registration", ue_unreg(fd, l->addr, l->bit), 0);
 }
 
-/* Write registration @l (if its event is written): EBADF when disabled */
+/* Write registration @l (if its event is written) with value @v: EBADF when disabled */
 static void st_write(int fd, struct st_live *l, __u32 v, const char *what)
 {
+	size_t n = 4 + st_fmt[l->fmt].vsize, tlen;
+	const char *tail = st_fmt[l->fmt].tail;
+	__u32 loc;
+	__u64 a = v;
 	char buf[64];
 	ssize_t ret;
-	size_t len;
 
 	if (!st_pool[l->pool].write)
 		return;
-	len = st_payload(buf, l->idx, st_pool[l->pool].fmt[l->fmt], v);
-	ret = write(fd, buf, len);
+	memcpy(buf, &l->idx, 4);
+	memcpy(buf + 4, n == 8 ? (void *)&v : (void *)&a, n - 4);
+	tlen = tail ? strlen(tail) + 1 : 0;
+	if (st_fmt[l->fmt].loc) {
+		/* __rel_loc: from the end of the word; __data_loc: from the record start */
+		loc = DYN_LOC(st_fmt[l->fmt].loc == LOC_DATA ? st_entry + n : 0, tlen);
+		memcpy(buf + n, &loc, 4);
+		n += 4;
+	}
+	memcpy(buf + n, tail ?: "", tlen);
+	n += tlen;
+	ret = write(fd, buf, n);
 	if (ret < 0)
 		ret = -errno;
-	if (ST_OK(ret == -EBADF ? OP_WRITE_OFF : OP_WRITE, what, ret, EBADF) && ret != (ssize_t)len)
-		st_fail("%s: %zd of %zu bytes", what, ret, len);
+	if (ST_OK(ret == -EBADF ? OP_WRITE_OFF : OP_WRITE, what, ret, EBADF) && ret != (ssize_t)n)
+		st_fail("%s: %zd of %zu bytes", what, ret, n);
 }
 
 /* (Un)register on words shared with the other churner, write, close and reopen */
@@ -304,7 +279,7 @@ static void *st_churn(void *arg)
 	__u64 rs = st_seed();
 	unsigned int r;
 
-	while (fd >= 0 && !st_quit()) {
+	while (fd >= 0 && !st_stopped()) {
 		r = ue_rand_n(&rs, 100);
 		if (r >= 96) {
 			/* the registrations stay: they belong to the process */
@@ -358,23 +333,15 @@ static void *st_short(void *arg)
 	return NULL;
 }
 
+/* 0 if child @pid exited with 0 */
 static int st_wait_child(pid_t pid, const char *what)
 {
 	int status = 0;
 	pid_t got = waitpid(pid, &status, 0);
 
-	if (got == pid && WIFEXITED(status) && !WEXITSTATUS(status))
-		return 0;
-	st_fail("%s: waitpid %d, status 0x%x", what, got < 0 ? -errno : got, status);
-	return -1;
-}
-
-static void st_exec_true(void)
-{
-	char *const argv[] = { "true", NULL };
-
-	execve("/bin/true", argv, argv + 1);
-	_exit(127);
+	if (got != pid || status)
+		st_fail("%s: waitpid %d, status 0x%x", what, got < 0 ? -errno : got, status);
+	return got != pid || status;
 }
 
 /* Forked: checked records (writer), then a registration left to exit (sometimes) or exec */
@@ -386,19 +353,15 @@ static void st_child(__u64 rs, bool exec)
 
 	if (!exec) {
 		wid = __atomic_fetch_add(&st_sh->next_wid, 1, __ATOMIC_RELAXED);
-		for (seq = 0; wid < ST_MAX_WRITERS && seq < n; seq++) {
+		for (seq = 0; wid < ST_MAX_WRITERS && seq < n; seq++)
 			if (!st_reserve() || !st_chk_write(wid, seq))
 				break;
-		}
 	}
-	if (exec || ue_rand_n(&rs, 2)) {
-		fd = ue_open_data();
-		if (fd >= 0)
-			st_reg(fd, &rs, 1, ST_SLOT_CHURN - 1, &l, false);
-	}
-	if (exec)
-		st_exec_true();
-	_exit(0);
+	fd = exec || ue_rand_n(&rs, 2) ? ue_open_data() : -1;
+	if (fd >= 0)
+		st_reg(fd, &rs, 1, ST_SLOT_CHURN - 1, &l, false);
+	if (!exec)
+		_exit(0);
 }
 
 /* Forks (writers, exec), vfork+exec and short-lived threads */
@@ -411,7 +374,7 @@ static void *st_forker(void *arg)
 	pthread_t th;
 	pid_t pid;
 
-	while (!st_quit()) {
+	while (!st_stopped()) {
 		child_rs = ue_rand(&rs) | 1;
 		kind = ue_rand_n(&rs, 4);
 		if (kind == 3) {
@@ -425,10 +388,12 @@ static void *st_forker(void *arg)
 		}
 		/* vfork(): CLONE_VM | CLONE_VFORK, a child that execs at once */
 		pid = kind == 2 ? vfork() : fork();
-		if (!pid && kind == 2)
-			st_exec_true();
-		if (!pid)
+		if (!pid && kind < 2)
 			st_child(child_rs, kind == 1);
+		if (!pid) {
+			execl("/bin/true", "true", (char *)NULL);
+			_exit(127);
+		}
 		if (pid < 0) {
 			st_fail("%s: %s", what[kind], strerror(errno));
 			break;
@@ -487,7 +452,6 @@ static void st_worker_main(void)
 		st_count(OP_EXIT_BUSY);
 		_exit(0);
 	}
-	__atomic_store_n(&st_w.quit, 1, __ATOMIC_RELEASE);
 	while (nth)
 		pthread_join(th[--nth], NULL);
 	st_unreg(st_w.chk_fd, &(struct st_live){ .addr = st_w.page });
@@ -532,18 +496,22 @@ static void st_spawner(void)
 	_exit(0);
 }
 
-/* Up to @max names of the test's events in the multi-format system */
-static int st_multi_names(char (*names)[UE_NAME_MAX], int max)
+/* The multi-format versions of the run: each disabled (@rs NULL), or one picked to @name */
+static int st_multi(__u64 *rs, char *name)
 {
 	char path[PATH_MAX];
 	struct dirent *de;
 	int n = 0;
-	DIR *d;
+	DIR *d = opendir(ue_tpath(path, sizeof(path), "events/%s", UE_SYS_MULTI));
 
-	d = opendir(ue_tpath(path, sizeof(path), "events/%s", UE_SYS_MULTI));
-	while (d && n < max && (de = readdir(d)))
-		if (!strncmp(de->d_name, ST_PREFIX, strlen(ST_PREFIX)))
-			snprintf(names[n++], UE_NAME_MAX, "%s", de->d_name);
+	while (d && (de = readdir(d))) {
+		if (strncmp(de->d_name, ST_PREFIX, strlen(ST_PREFIX)))
+			continue;
+		if (!rs)
+			ue_set_enable(UE_SYS_MULTI, de->d_name, false);
+		else if (!ue_rand_n(rs, ++n))
+			snprintf(name, UE_NAME_MAX, "%s", de->d_name);
+	}
 	if (d)
 		closedir(d);
 	return n;
@@ -552,31 +520,23 @@ static int st_multi_names(char (*names)[UE_NAME_MAX], int max)
 /* A random event of the run, pool name or multi-format version; false: none */
 static bool st_event(__u64 *rs, const char **sys, char *name)
 {
-	char names[16][UE_NAME_MAX];
-	int n = 1;
+	bool multi = !ue_rand_n(rs, 5);
 
-	*sys = UE_SYS;
-	if (ue_rand_n(rs, 5)) {
-		snprintf(name, UE_NAME_MAX, "%s", st_pool[ue_rand_n(rs, ST_NPOOL)].name);
-	} else {
-		*sys = UE_SYS_MULTI;
-		n = st_multi_names(names, 16);
-		if (n)
-			snprintf(name, UE_NAME_MAX, "%s", names[ue_rand_n(rs, n)]);
-	}
-	return n;
+	*sys = multi ? UE_SYS_MULTI : UE_SYS;
+	if (multi)
+		return st_multi(rs, name);
+	snprintf(name, UE_NAME_MAX, "%s", st_pool[ue_rand_n(rs, ST_NPOOL)].name);
+	return true;
 }
 
-/* Disable every event of the run in the top trace instance. */
+/* Disable every event of the run in the top trace instance */
 static void st_disable_all(void)
 {
-	char names[ST_MULTI_MAX][UE_NAME_MAX];
-	int i, n = st_multi_names(names, ST_MULTI_MAX);
+	int i;
 
 	for (i = 0; i < ST_NPOOL; i++)
 		ue_set_enable(UE_SYS, st_pool[i].name, false);
-	for (i = 0; i < n; i++)
-		ue_set_enable(UE_SYS_MULTI, names[i], false);
+	st_multi(NULL, NULL);
 }
 
 /* A CPU-wide perf event on @sys/@name (@op: counted as), or -1: gone */
@@ -593,115 +553,79 @@ static int st_perf_open(__u64 *rs, const char *sys, const char *name, int op)
 	return fd;
 }
 
-static void *st_toggler(void *arg)
-{
-	char name[UE_NAME_MAX];
-	__u64 rs = st_seed();
-	const char *sys;
-
-	while (!st_stopped()) {
-		/* the event may be gone, or go while we write */
-		if (st_event(&rs, &sys, name))
-			ST_OK(OP_ENABLE, "toggle enable",
-			      ue_set_enable(sys, name, ue_rand_n(&rs, 2)), ENOENT, ENODEV);
-	}
-	return NULL;
-}
-
-static void *st_perf(void *arg)
-{
-	int fds[ST_PERF_MAX], n = 0, i;
-	char name[UE_NAME_MAX];
-	__u64 rs = st_seed();
-	const char *sys;
-
-	while (!st_stopped()) {
-		if (n && (n == ST_PERF_MAX || ue_rand_n(&rs, 2))) {
-			i = ue_rand_n(&rs, n);
-			close(fds[i]);
-			fds[i] = fds[--n];
-			st_count(OP_PERF_CLOSE);
-		} else if (st_event(&rs, &sys, name)) {
-			fds[n] = st_perf_open(&rs, sys, name, OP_PERF_OPEN);
-			n += fds[n] >= 0;
-		}
-	}
-	while (n)
-		close(fds[--n]);
-	return NULL;
-}
-
 /*
- * Delete pool event @p, which may be in use: DIAG_IOCSDEL or "-:NAME"; the
- * dynamic_events ones also as "-:SYSTEM/NAME" and "!u:NAME FIELDS".
+ * Delete a pool event (@dyn: one of dynamic_events, or create it), which may be in use:
+ * DIAG_IOCSDEL or "-:NAME"; the dynamic_events ones also "-:SYSTEM/NAME", "!u:NAME FIELDS".
  */
-static void st_delete(__u64 *rs, int p)
+static void st_delete(__u64 *rs, bool dyn)
 {
-	const char *name = st_pool[p].name;
-	bool dyn = p >= ST_DYN_FIRST && p < ST_DYN_FIRST + ST_NDYN;
-	int how = ue_rand_n(rs, dyn ? 4 : 2);
+	int p = dyn ? ST_DYN_FIRST + ue_rand_n(rs, ST_NDYN) : ue_rand_n(rs, ST_NPOOL), ret;
+	int how = ue_rand_n(rs, p >= ST_DYN_FIRST && p < ST_DYN_FIRST + ST_NDYN ? 4 : 2);
+	const char *name = st_pool[p].name, *fields = st_fmt[FMT_DL].text;
 	char cmd[256];
 
-	if (!how) {
-		ST_OK(OP_DEL, "DIAG_IOCSDEL", ue_del_name(name), ENOENT, EBUSY);
+	if (dyn && !ue_rand_n(rs, 3)) {
+		/* same fields as every registration: never refused */
+		ST_OK(OP_DYN_CREATE, "dynamic_events create", ue_dyn_add(name, fields), 0);
 		return;
 	}
-	if (how == 1)
-		snprintf(cmd, sizeof(cmd), "-:%s", name);
-	else if (how == 2)
-		snprintf(cmd, sizeof(cmd), "-:%s/%s", UE_SYS, name);
+	if (how == 3)
+		snprintf(cmd, sizeof(cmd), "!u:%s %s", name, fields);
 	else
-		snprintf(cmd, sizeof(cmd), "!u:%s %s", name, st_fmt_text[FMT_DL]);
-	ST_OK(OP_DYN_DELETE, "dynamic_events delete", ue_dyn_cmd(cmd), ENOENT, EBUSY);
-}
-
-/* Delete events of the pool; with @dyn, create and delete those of dynamic_events */
-static void *st_deleter(void *dyn)
-{
-	__u64 rs = st_seed();
-	int p, ret;
-
-	while (!st_stopped()) {
-		p = dyn ? ST_DYN_FIRST + ue_rand_n(&rs, ST_NDYN) : ue_rand_n(&rs, ST_NPOOL);
-		if (dyn && !ue_rand_n(&rs, 3)) {
-			/* same fields as every registration: never refused */
-			ST_OK(OP_DYN_CREATE, "dynamic_events create",
-			      ue_dyn_add(st_pool[p].name, st_fmt_text[FMT_DL]), 0);
-		} else if (p != ST_CHK) {
-			st_delete(&rs, p);
-		} else {
-			/* registered and traced all along: always busy */
-			ret = ue_rand_n(&rs, 2) ? ue_del_name(CHK_NAME) : ue_dyn_cmd("-:" CHK_NAME);
-			st_count(OP_DEL);
-			if (ret != -EBUSY)
-				st_fail("deleting the checked event: %d", ret);
-		}
+		snprintf(cmd, sizeof(cmd), "-:%s%s", how == 2 ? UE_SYS "/" : "", name);
+	ret = how ? ue_dyn_cmd(cmd) : ue_del_name(name);
+	if (p != ST_CHK) {
+		ST_OK(how ? OP_DYN_DELETE : OP_DEL, how ? "dynamic_events delete" : "DIAG_IOCSDEL",
+		      ret, ENOENT, EBUSY);
+		return;
 	}
-	return NULL;
+	/* registered and traced all along: always busy */
+	st_count(OP_DEL);
+	if (ret != -EBUSY)
+		st_fail("deleting the checked event: %d", ret);
 }
 
-static void *st_reader(void *arg)
+enum { TR_TOGGLE, TR_PERF, TR_DYN, TR_DEL, TR_READ, TR_NS, ST_TRACERS };
+
+/* A thread of the test process: toggle enable files, perf events, delete, read tracefs */
+static void *st_tracer(void *arg)
 {
-	static const char * const files[] = {
-		"trace", "user_events_status", "dynamic_events",
-	};
-	char path[PATH_MAX], name[UE_NAME_MAX], *text;
+	static const char * const files[] = { "trace", "user_events_status", "dynamic_events" };
+	char path[PATH_MAX], name[UE_NAME_MAX], *text = NULL;
+	int role = (long)arg, fds[ST_PERF_MAX], n = 0, i;
 	__u64 rs = st_seed();
-	unsigned int i;
 	const char *sys;
 
 	while (!st_stopped()) {
 		i = ue_rand_n(&rs, 4);
-		text = NULL;
-		if (i < 3) {
+		if (role == TR_DYN || role == TR_DEL) {
+			st_delete(&rs, role == TR_DYN);
+		} else if (role == TR_READ && i < 3) {
 			text = ue_read_all(ue_tpath(path, sizeof(path), "%s", files[i]));
 			ST_OK(OP_READ, files[i], text ? 0 : -errno, 0);
-		} else if (st_event(&rs, &sys, name)) {
+		} else if (role == TR_PERF && n && (n == ST_PERF_MAX || i < 2)) {
+			i = ue_rand_n(&rs, n);
+			close(fds[i]);
+			fds[i] = fds[--n];
+			st_count(OP_PERF_CLOSE);
+		} else if (!st_event(&rs, &sys, name)) {
+			continue;
+		} else if (role == TR_TOGGLE) {
+			/* the event may be gone, or go while we write */
+			ST_OK(OP_ENABLE, "toggle enable", ue_set_enable(sys, name, i & 1),
+			      ENOENT, ENODEV);
+		} else if (role == TR_PERF) {
+			fds[n] = st_perf_open(&rs, sys, name, OP_PERF_OPEN);
+			n += fds[n] >= 0;
+		} else {
 			text = ue_format_read(sys, name);
 			ST_OK(OP_READ, "read format", text ? 0 : -errno, ENOENT, ENODEV);
 		}
 		free(text);
+		text = NULL;
 	}
+	while (n)
+		close(fds[--n]);
 	return NULL;
 }
 
@@ -756,10 +680,7 @@ static void st_ns_child(int sock, bool wait_host)
 	_exit(0);
 }
 
-/*
- * Trace the events of namespace system @sys: its enable file, or perf.
- * The child may be gone, and its events with it.
- */
+/* Trace the events of namespace system @sys: its enable file, or perf; the child may be gone */
 static bool st_ns_trace(__u64 *rs, const char *sys, int *perf, int *nperf)
 {
 	int i;
@@ -838,17 +759,13 @@ static void *st_ns_churn(void *arg)
 /* Value of " name=" in a trace line (decimal, 0x hex, "0x.. (..)") */
 static bool st_field(const char *line, const char *name, __u64 *val)
 {
-	char key[32];
-	const char *p;
+	const char *p = strstr(line, name);
 	char *end;
 
-	snprintf(key, sizeof(key), " %s=", name);
-	p = strstr(line, key);
 	if (!p)
 		return false;
-	p += strlen(key);
-	*val = strtoull(p, &end, 0);
-	return end != p;
+	*val = strtoull(p + strlen(name), &end, 0);
+	return end != p + strlen(name);
 }
 
 struct st_verify {
@@ -874,76 +791,45 @@ static void st_verify_trace(struct st_verify *v)
 	if (!base || !seen || !f) {
 		st_fail("cannot read %s", path);
 		v->bad++;
-		goto out;
 	}
-	while (getline(&line, &cap, f) > 0) {
+	while (f && seen && base && getline(&line, &cap, f) > 0) {
 		p = strstr(line, "entries-in-buffer/entries-written:");
-		if (p) {
-			if (sscanf(p, "entries-in-buffer/entries-written: %llu/%llu",
-				   &in_buf, &written) != 2)
-				st_fail("cannot parse: %s", p);
-			continue;
-		}
-		p = strstr(line, CHK_NAME ":");
+		if (p && sscanf(p, "entries-in-buffer/entries-written: %llu/%llu",
+				&in_buf, &written) != 2)
+			st_fail("cannot parse: %s", p);
+		p = p ? NULL : strstr(line, CHK_NAME ":");
 		if (!p)
 			continue;
 		v->records++;
-		if (!st_field(p, "wid", &wid) || !st_field(p, "seq", &seq) ||
-		    !st_field(p, "val", &val) || !strstr(p, " msg=") ||
+		if (!st_field(p, " wid=", &wid) || !st_field(p, " seq=", &seq) ||
+		    !st_field(p, " val=", &val) || !strstr(p, " msg=") ||
 		    sscanf(strstr(p, " msg=") + 5, "%31s", msg) != 1) {
 			v->bad++;
 			st_fail("unparsable record: %s", line);
 		} else if (wid >= nwid || seq >= st_sh->wcount[wid]) {
 			v->stray++;
 			st_fail("record never written: %s", line);
-		} else if (strcmp(msg, st_chk_msg(want, wid, seq)) || val != st_chk_val(wid, seq)) {
+		} else if (st_chk_val(wid, seq, want) != val || strcmp(msg, want)) {
 			v->bad++;
 			st_fail("corrupt record (want val=0x%llx msg=%s): %s",
-				st_chk_val(wid, seq), want, line);
+				st_chk_val(wid, seq, want), want, line);
 		} else if (seen[base[wid] + seq]++) {
 			v->dup++;
 			st_fail("duplicate record: %s", line);
 		}
 	}
-	for (w = 0; w < nwid; w++) {
+	for (w = 0; seen && w < nwid; w++)
 		for (seq = 0; seq < st_sh->wcount[w]; seq++)
 			if (!seen[base[w] + seq] && !v->missing++)
 				st_fail("record wid %u seq %llu missing (%llu/%llu)",
 					w, seq, in_buf, written);
-	}
 	if (in_buf != written)
 		st_fail("ring buffer overwrote records: %llu/%llu", in_buf, written);
-out:
 	if (f)
 		fclose(f);
 	free(line);
 	free(seen);
 	free(base);
-}
-
-/* The threads of the test process */
-static const struct {
-	void *(*fn)(void *arg);
-	void *arg;
-} st_tracers[] = {
-	{ st_toggler }, { st_perf }, { st_deleter, "dyn" }, { st_deleter }, { st_reader },
-	{ st_ns_churn },
-};
-
-#define ST_TRACERS	((int)ARRAY_SIZE(st_tracers))
-
-/* The counts of the operations (processes: worker_procs + the *_children and vfork_exec) */
-static void st_report(double secs)
-{
-	char line[1024];
-	int i, n = 0;
-
-	for (i = 0; i < OP_NR; i++)
-		n += snprintf(line + n, sizeof(line) - n, " %s=%llu", st_op_name[i],
-			      st_sh->count[i]);
-	ksft_print_msg("stress: %.1f s, %llu operations:%s\n", secs, st_sh->ops, line);
-	ksft_print_msg("stress: %d tracer threads, %u checked writers\n", ST_TRACERS,
-		       st_sh->next_wid);
 }
 
 static void st_buffer_size(const char *which, long kb)
@@ -968,16 +854,13 @@ FIXTURE_TEARDOWN(stress)
 	UE_TEARDOWN();
 }
 
-/* The checked event's system, seen from events/ of the top instance */
-#define ST_INST_SYS	"../instances/" ST_INST "/events/" UE_SYS
-
 TEST_F_TIMEOUT(stress, processes_threads_tracers, 1800)
 {
 	double secs = ue_env("UE_STRESS_SECONDS", 20, 1, 600);
 	__u64 max_ops = ue_env("UE_STRESS_OPS", 5000000, 1000, LONG_MAX);
 	__u64 max_records = ue_env("UE_STRESS_RECORDS", ST_RECORDS, 1000, 1000000);
-	int i, nth, active0, busy0, active, busy, ret;
-	char path[PATH_MAX], left[128], *old_top;
+	char path[PATH_MAX], left[128], line[1024], *old_top;
+	int i, n, nth, active0, busy0, active, busy, ret;
 	pthread_t th[ST_TRACERS];
 	struct st_verify v = { 0 };
 	struct timespec start;
@@ -987,12 +870,9 @@ TEST_F_TIMEOUT(stress, processes_threads_tracers, 1800)
 		       secs, max_ops, max_records, ST_WORKERS, ST_CHURNERS + 2);
 
 	/* what an interrupted earlier run may have left behind */
-	if (ue_leftovers(ST_PREFIX, false, left, sizeof(left))) {
-		rmdir(ue_tpath(path, sizeof(path), "instances/" ST_INST));
-		st_disable_all();
-		for (i = 0; i < ST_NPOOL; i++)
-			ue_del_name(st_pool[i].name);
-	}
+	rmdir(ue_tpath(path, sizeof(path), "instances/" ST_INST));
+	st_disable_all();
+	ue_leftovers(ST_PREFIX, true, left, sizeof(left));
 	ASSERT_EQ(0, ue_leftovers(ST_PREFIX, false, left, sizeof(left))) TH_LOG("%s", left);
 	ASSERT_TRUE(ue_status_counts(&active0, &busy0));
 
@@ -1003,7 +883,6 @@ TEST_F_TIMEOUT(stress, processes_threads_tracers, 1800)
 	st_sh->max_records = max_records;
 
 	/* The checked event, traced in a private instance all along */
-	rmdir(ue_tpath(path, sizeof(path), "instances/" ST_INST));
 	ASSERT_EQ(0, mkdir(path, 0755)) TH_LOG("mkdir %s: %s", path, strerror(errno));
 	st_buffer_size("instances/" ST_INST "/", max_records * ST_REC_BYTES / 1024 + 1024);
 	ASSERT_EQ(0, ue_dyn_add(CHK_NAME, CHK_FIELDS));
@@ -1025,7 +904,8 @@ TEST_F_TIMEOUT(stress, processes_threads_tracers, 1800)
 	if (st_ncpus < 1)
 		st_ncpus = 1;
 	for (nth = 0; nth < ST_TRACERS; nth++) {
-		if (pthread_create(&th[nth], NULL, st_tracers[nth].fn, st_tracers[nth].arg)) {
+		if (pthread_create(&th[nth], NULL, nth == TR_NS ? st_ns_churn : st_tracer,
+				   (void *)(long)nth)) {
 			st_fail("pthread_create (tracers) failed");
 			st_stop();
 			break;
@@ -1042,7 +922,14 @@ TEST_F_TIMEOUT(stress, processes_threads_tracers, 1800)
 
 	/* Detach what the tracer threads may have left enabled */
 	st_disable_all();
-	st_report(ue_elapsed(&start));
+	/* processes: worker_procs + the *_children and vfork_exec */
+	for (i = 0, n = 0; i < OP_NR; i++)
+		n += snprintf(line + n, sizeof(line) - n, " %s=%llu", st_op_name[i],
+			      st_sh->count[i]);
+	ksft_print_msg("stress: %.1f s, %llu operations:%s\n", ue_elapsed(&start), st_sh->ops,
+		       line);
+	ksft_print_msg("stress: %d tracer threads, %u checked writers\n", ST_TRACERS,
+		       st_sh->next_wid);
 	st_verify_trace(&v);
 	ksft_print_msg("stress: %llu/%llu traced; missing %llu dup %llu bad %llu stray %llu\n",
 		       v.records, v.expected, v.missing, v.dup, v.bad, v.stray);
