@@ -11,7 +11,6 @@
  */
 #include "../kselftest_harness.h"
 #include <dirent.h>
-#include <poll.h>
 #include <pthread.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -27,14 +26,9 @@
 #define ST_WORKERS	3	/* worker processes alive at a time */
 #define ST_CHURNERS	2	/* register/unregister threads per worker */
 #define ST_MAX_WRITERS	65536	/* writer ids of checked records */
-#define ST_MAX_FAILS	8
-#define ST_LIVE_MAX	8	/* registrations one churn thread holds */
-#define ST_PERF_MAX	6
 /* u64 slots: 1..23 churn threads and fork children, 24..31 short threads, 32..47 the worker */
 #define ST_SLOT_CHURN	24
 #define ST_SLOT_SHORT	8
-#define ST_RECORDS	150000	/* default cap of checked records */
-#define ST_REC_BYTES	64	/* ring buffer bytes per checked record, max */
 #define ST_NS_EVENTS	3	/* events of a namespace churn child */
 
 /* sizeof(struct trace_entry), from the format: base of __data_loc offsets */
@@ -101,7 +95,7 @@ static struct st_shared {
 	__u64 ops, max_ops, chk_reserved, max_records;
 	__u32 next_wid;
 	__u64 count[OP_NR];
-	char fail[ST_MAX_FAILS][256];
+	char fail[8][256];
 	__u32 wcount[ST_MAX_WRITERS];	/* records written per wid */
 } *st_sh;
 
@@ -115,10 +109,7 @@ static struct {
 
 static __u64 st_seed(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((__u64)gettid() << 32 ^ ts.tv_nsec ^ (__u64)ts.tv_sec << 20) | 1;
+	return ((__u64)gettid() << 32 ^ time(NULL)) * 0x9e3779b97f4a7c15ull | 1;
 }
 
 static bool st_stopped(void)
@@ -143,7 +134,7 @@ static __printf(1, 2) void st_fail(const char *fmt, ...)
 	unsigned int n = __atomic_fetch_add(&st_sh->nfail, 1, __ATOMIC_RELAXED);
 	va_list ap;
 
-	if (n >= ST_MAX_FAILS)
+	if (n >= ARRAY_SIZE(st_sh->fail))
 		return;
 	va_start(ap, fmt);
 	vsnprintf(st_sh->fail[n], sizeof(st_sh->fail[n]), fmt, ap);
@@ -274,7 +265,7 @@ static void st_write(int fd, struct st_live *l, __u32 v, const char *what)
 /* (Un)register on words shared with the other churner, write, close and reopen */
 static void *st_churn(void *arg)
 {
-	struct st_live live[ST_LIVE_MAX], *l;
+	struct st_live live[8], *l;	/* registrations it holds */
 	int nlive = 0, fd = ue_open_data(), i;
 	__u64 rs = st_seed();
 	unsigned int r;
@@ -288,9 +279,9 @@ static void *st_churn(void *arg)
 			for (i = 0; i < nlive; i++)
 				live[i].has_idx = false;
 			st_count(OP_CLOSE);
-		} else if (nlive && (r >= 20 || nlive == ST_LIVE_MAX)) {
+		} else if (nlive && (r >= 20 || nlive == ARRAY_SIZE(live))) {
 			l = &live[ue_rand_n(&rs, nlive)];
-			if (r < 35 || nlive == ST_LIVE_MAX) {
+			if (r < 35 || nlive == ARRAY_SIZE(live)) {
 				st_unreg(fd, l);
 				*l = live[--nlive];
 			} else if (l->has_idx) {
@@ -310,25 +301,31 @@ static void *st_churn(void *arg)
 	return NULL;
 }
 
+/* Register at slots [first, first + n), write @v, unregister (@leave: sometimes not) */
+static void st_reg_write(int fd, __u64 *rs, int first, int n, __u32 v, bool leave)
+{
+	struct st_live l;
+
+	if (st_reg(fd, rs, first, n, &l, false))
+		return;
+	st_write(fd, &l, v, leave ? "short thread write" : "worker write");
+	/* sometimes left for the process exit to clean up */
+	if (leave && st_w.short_left < 4 && !ue_rand_n(rs, 8))
+		st_w.short_left++;
+	else
+		st_unreg(fd, &l);
+}
+
 /* A short-lived thread: register, write, mostly unregister, exit */
 static void *st_short(void *arg)
 {
 	int fd = ue_open_data();
 	__u64 rs = st_seed();
-	struct st_live l;
 
-	if (fd < 0) {
+	if (fd < 0)
 		st_fail("short thread: open: %s", strerror(errno));
-		return NULL;
-	}
-	if (!st_reg(fd, &rs, ST_SLOT_CHURN, ST_SLOT_SHORT, &l, false)) {
-		st_write(fd, &l, 7, "short thread write");
-		/* sometimes left for the process exit to clean up */
-		if (st_w.short_left < 4 && !ue_rand_n(&rs, 8))
-			st_w.short_left++;
-		else
-			st_unreg(fd, &l);
-	}
+	else
+		st_reg_write(fd, &rs, ST_SLOT_CHURN, ST_SLOT_SHORT, 7, true);
 	close(fd);
 	return NULL;
 }
@@ -412,7 +409,6 @@ static void st_worker_main(void)
 	unsigned int quota = 50 + ue_rand_n(&rs, 450), done = 0;
 	__u32 wid = __atomic_fetch_add(&st_sh->next_wid, 1, __ATOMIC_RELAXED), seq = 0;
 	bool checked = wid < ST_MAX_WRITERS;
-	struct st_live l;
 	int nth, ret;
 
 	st_w.page = ue_map_page(PROT_READ | PROT_WRITE);
@@ -441,10 +437,7 @@ static void st_worker_main(void)
 			continue;
 		}
 		/* a private word: register, write when traced, unregister */
-		if (st_reg(st_w.chk_fd, &rs, 32, 16, &l, false))
-			continue;
-		st_write(st_w.chk_fd, &l, seq, "worker write");
-		st_unreg(st_w.chk_fd, &l);
+		st_reg_write(st_w.chk_fd, &rs, ST_SLOT_CHURN + ST_SLOT_SHORT, 16, seq, false);
 	}
 
 	if (!st_stopped()) {
@@ -529,16 +522,6 @@ static bool st_event(__u64 *rs, const char **sys, char *name)
 	return true;
 }
 
-/* Disable every event of the run in the top trace instance */
-static void st_disable_all(void)
-{
-	int i;
-
-	for (i = 0; i < ST_NPOOL; i++)
-		ue_set_enable(UE_SYS, st_pool[i].name, false);
-	st_multi(NULL, NULL);
-}
-
 /* A CPU-wide perf event on @sys/@name (@op: counted as), or -1: gone */
 static int st_perf_open(__u64 *rs, const char *sys, const char *name, int op)
 {
@@ -592,7 +575,7 @@ static void *st_tracer(void *arg)
 {
 	static const char * const files[] = { "trace", "user_events_status", "dynamic_events" };
 	char path[PATH_MAX], name[UE_NAME_MAX], *text = NULL;
-	int role = (long)arg, fds[ST_PERF_MAX], n = 0, i;
+	int role = (long)arg, fds[6], n = 0, i;
 	__u64 rs = st_seed();
 	const char *sys;
 
@@ -603,7 +586,7 @@ static void *st_tracer(void *arg)
 		} else if (role == TR_READ && i < 3) {
 			text = ue_read_all(ue_tpath(path, sizeof(path), "%s", files[i]));
 			ST_OK(OP_READ, files[i], text ? 0 : -errno, 0);
-		} else if (role == TR_PERF && n && (n == ST_PERF_MAX || i < 2)) {
+		} else if (role == TR_PERF && n && (n == ARRAY_SIZE(fds) || i < 2)) {
 			i = ue_rand_n(&rs, n);
 			close(fds[i]);
 			fds[i] = fds[--n];
@@ -627,14 +610,6 @@ static void *st_tracer(void *arg)
 	while (n)
 		close(fds[--n]);
 	return NULL;
-}
-
-/* Wait (bounded) for @len bytes of @sock; true if they came */
-static bool st_recv(int sock, void *buf, size_t len)
-{
-	struct pollfd pfd = { .fd = sock, .events = POLLIN };
-
-	return poll(&pfd, 1, UE_WAIT_SECS * 1000) == 1 && recv(sock, buf, len, 0) == (ssize_t)len;
 }
 
 /*
@@ -665,7 +640,7 @@ static void st_ns_child(int sock, bool wait_host)
 	msg = ue_userns_inum();
 	if (send(sock, &msg, sizeof(msg), MSG_NOSIGNAL) != sizeof(msg))
 		_exit(4);
-	if (wait_host && !st_recv(sock, &go, 1))
+	if (wait_host && recv(sock, &go, 1, 0) != 1)
 		_exit(5);
 	for (i = 0; i < ST_NS_EVENTS; i++) {
 		if (go && !ue_wait_bit(&words[i], 4, 0, true))
@@ -699,6 +674,7 @@ static bool st_ns_trace(__u64 *rs, const char *sys, int *perf, int *nperf)
 static void *st_ns_churn(void *arg)
 {
 	char *groups = ue_read_all(UE_NS_SYSCTL_GROUPS), go, sys[64];
+	struct timeval tv = { .tv_sec = UE_WAIT_SECS };	/* bounds each wait for the other */
 	bool on = groups && atoi(groups) == 1, wait_host;
 	int sv[2], perf[ST_NS_EVENTS], nperf, ret;
 	__u64 rs = st_seed();
@@ -715,6 +691,8 @@ static void *st_ns_churn(void *arg)
 			st_fail("socketpair: %s", strerror(errno));
 			break;
 		}
+		setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		setsockopt(sv[1], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 		wait_host = ue_rand_n(&rs, 4);
 		pid = fork();
 		if (!pid) {
@@ -728,7 +706,7 @@ static void *st_ns_churn(void *arg)
 			break;
 		}
 		st_count(OP_NS_CHILD);
-		if (!st_recv(sv[0], &inum, sizeof(inum)))
+		if (recv(sv[0], &inum, sizeof(inum), 0) != sizeof(inum))
 			inum = 0;	/* the child's status says why */
 		nperf = 0;
 		go = 0;
@@ -858,7 +836,7 @@ TEST_F_TIMEOUT(stress, processes_threads_tracers, 1800)
 {
 	double secs = ue_env("UE_STRESS_SECONDS", 20, 1, 600);
 	__u64 max_ops = ue_env("UE_STRESS_OPS", 5000000, 1000, LONG_MAX);
-	__u64 max_records = ue_env("UE_STRESS_RECORDS", ST_RECORDS, 1000, 1000000);
+	__u64 max_records = ue_env("UE_STRESS_RECORDS", 150000, 1000, 1000000);
 	char path[PATH_MAX], left[128], line[1024], *old_top;
 	int i, n, nth, active0, busy0, active, busy, ret;
 	pthread_t th[ST_TRACERS];
@@ -871,7 +849,9 @@ TEST_F_TIMEOUT(stress, processes_threads_tracers, 1800)
 
 	/* what an interrupted earlier run may have left behind */
 	rmdir(ue_tpath(path, sizeof(path), "instances/" ST_INST));
-	st_disable_all();
+	for (i = 0; i < ST_NPOOL; i++)
+		ue_set_enable(UE_SYS, st_pool[i].name, false);
+	st_multi(NULL, NULL);
 	ue_leftovers(ST_PREFIX, true, left, sizeof(left));
 	ASSERT_EQ(0, ue_leftovers(ST_PREFIX, false, left, sizeof(left))) TH_LOG("%s", left);
 	ASSERT_TRUE(ue_status_counts(&active0, &busy0));
@@ -884,7 +864,8 @@ TEST_F_TIMEOUT(stress, processes_threads_tracers, 1800)
 
 	/* The checked event, traced in a private instance all along */
 	ASSERT_EQ(0, mkdir(path, 0755)) TH_LOG("mkdir %s: %s", path, strerror(errno));
-	st_buffer_size("instances/" ST_INST "/", max_records * ST_REC_BYTES / 1024 + 1024);
+	/* 64 bytes per checked record at most */
+	st_buffer_size("instances/" ST_INST "/", max_records * 64 / 1024 + 1024);
 	ASSERT_EQ(0, ue_dyn_add(CHK_NAME, CHK_FIELDS));
 	st_entry = ue_entry_size(UE_SYS, CHK_NAME);
 	ASSERT_LT(0, st_entry);
@@ -921,7 +902,9 @@ TEST_F_TIMEOUT(stress, processes_threads_tracers, 1800)
 		st_fail("spawner status 0x%x", ret);
 
 	/* Detach what the tracer threads may have left enabled */
-	st_disable_all();
+	for (i = 0; i < ST_NPOOL; i++)
+		ue_set_enable(UE_SYS, st_pool[i].name, false);
+	st_multi(NULL, NULL);
 	/* processes: worker_procs + the *_children and vfork_exec */
 	for (i = 0, n = 0; i < OP_NR; i++)
 		n += snprintf(line + n, sizeof(line) - n, " %s=%llu", st_op_name[i],
@@ -933,7 +916,7 @@ TEST_F_TIMEOUT(stress, processes_threads_tracers, 1800)
 	st_verify_trace(&v);
 	ksft_print_msg("stress: %llu/%llu traced; missing %llu dup %llu bad %llu stray %llu\n",
 		       v.records, v.expected, v.missing, v.dup, v.bad, v.stray);
-	for (i = 0; i < (int)st_sh->nfail && i < ST_MAX_FAILS; i++)
+	for (i = 0; i < (int)st_sh->nfail && i < (int)ARRAY_SIZE(st_sh->fail); i++)
 		ksft_print_msg("stress failure: %s\n", st_sh->fail[i]);
 	/* also what the check of the trace found */
 	EXPECT_EQ(0, st_sh->nfail);
