@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/sysinfo.h>
 #include "ue_util.h"
 
 #define ST_INST		"uet_stress"
@@ -33,7 +34,6 @@
 
 /* sizeof(struct trace_entry), from the format: base of __data_loc offsets */
 static int st_entry;
-static int st_ncpus;
 
 enum st_fmt { FMT_U32, FMT_U64_ARR, FMT_U64_REL, FMT_DL, FMT_CHK };
 
@@ -530,7 +530,7 @@ static int st_perf_open(__u64 *rs, const char *sys, const char *name, int op)
 	if (!ST_OK(OP_NR, "read id", id, ENOENT, ENODEV) || id <= 0)
 		return -1;
 	/* CPU-wide: it sees the writes of every process */
-	fd = ue_perf_open_cpu(id, ue_rand_n(rs, st_ncpus), false);
+	fd = ue_perf_open_cpu(id, ue_rand_n(rs, get_nprocs()), false);
 	/* the event (id) may be gone */
 	ST_OK(op, "perf_event_open", fd < 0 ? -errno : fd, EINVAL, ENOENT);
 	return fd;
@@ -769,8 +769,9 @@ static void st_verify_trace(struct st_verify *v)
 	if (!base || !seen || !f) {
 		st_fail("cannot read %s", path);
 		v->bad++;
+		goto out;
 	}
-	while (f && seen && base && getline(&line, &cap, f) > 0) {
+	while (getline(&line, &cap, f) > 0) {
 		p = strstr(line, "entries-in-buffer/entries-written:");
 		if (p && sscanf(p, "entries-in-buffer/entries-written: %llu/%llu",
 				&in_buf, &written) != 2)
@@ -796,13 +797,14 @@ static void st_verify_trace(struct st_verify *v)
 			st_fail("duplicate record: %s", line);
 		}
 	}
-	for (w = 0; seen && w < nwid; w++)
+	for (w = 0; w < nwid; w++)
 		for (seq = 0; seq < st_sh->wcount[w]; seq++)
 			if (!seen[base[w] + seq] && !v->missing++)
 				st_fail("record wid %u seq %llu missing (%llu/%llu)",
 					w, seq, in_buf, written);
 	if (in_buf != written)
 		st_fail("ring buffer overwrote records: %llu/%llu", in_buf, written);
+out:
 	if (f)
 		fclose(f);
 	free(line);
@@ -881,9 +883,6 @@ TEST_F_TIMEOUT(stress, processes_threads_tracers, 1800)
 	if (!spawner)
 		st_spawner();
 
-	st_ncpus = sysconf(_SC_NPROCESSORS_ONLN);
-	if (st_ncpus < 1)
-		st_ncpus = 1;
 	for (nth = 0; nth < ST_TRACERS; nth++) {
 		if (pthread_create(&th[nth], NULL, nth == TR_NS ? st_ns_churn : st_tracer,
 				   (void *)(long)nth)) {
