@@ -169,13 +169,10 @@ static __u64 st_chk_val(__u32 wid, __u32 seq, char *msg)
 	return x ^ x >> 29;
 }
 
-/* One of the checked records the ring buffer has room for */
-static bool st_reserve(void)
-{
-	return __atomic_fetch_add(&st_sh->chk_reserved, 1, __ATOMIC_RELAXED) < st_sh->max_records;
-}
-
-/* Checked record @seq of @wid: [index][wid][seq][val][msg loc]"w<wid>s<seq>", never refused */
+/*
+ * Checked record @seq of @wid: [index][wid][seq][val][msg loc]"w<wid>s<seq>", never refused.
+ * False once the ring buffer has no room for more (or on failure).
+ */
 static bool st_chk_write(__u32 wid, __u32 seq)
 {
 	__u32 rec[12] = { st_w.chk_idx, wid, seq };
@@ -183,6 +180,8 @@ static bool st_chk_write(__u32 wid, __u32 seq)
 	int mlen = strlen((char *)&rec[6]) + 1;
 	ssize_t len = 4 + CHK_FIXED + mlen, ret;
 
+	if (__atomic_fetch_add(&st_sh->chk_reserved, 1, __ATOMIC_RELAXED) >= st_sh->max_records)
+		return false;
 	memcpy(&rec[3], &val, 8);
 	rec[5] = DYN_LOC(st_entry + CHK_FIXED, mlen);
 	ret = write(st_w.chk_fd, rec, len);
@@ -351,7 +350,7 @@ static void st_child(__u64 rs, bool exec)
 	if (!exec) {
 		wid = __atomic_fetch_add(&st_sh->next_wid, 1, __ATOMIC_RELAXED);
 		for (seq = 0; wid < ST_MAX_WRITERS && seq < n; seq++)
-			if (!st_reserve() || !st_chk_write(wid, seq))
+			if (!st_chk_write(wid, seq))
 				break;
 	}
 	fd = exec || ue_rand_n(&rs, 2) ? ue_open_data() : -1;
@@ -431,9 +430,8 @@ static void st_worker_main(void)
 	}
 
 	while (!st_stopped() && done++ < quota) {
-		if (checked && ue_rand_n(&rs, 3) == 0 && st_reserve()) {
-			if (!st_chk_write(wid, seq++))
-				break;
+		if (checked && !ue_rand_n(&rs, 3)) {
+			checked = st_chk_write(wid, seq++);
 			continue;
 		}
 		/* a private word: register, write when traced, unregister */
