@@ -434,7 +434,6 @@ static void st_worker_main(void)
 			checked = st_chk_write(wid, seq++);
 			continue;
 		}
-		/* a private word: register, write when traced, unregister */
 		st_reg_write(st_w.chk_fd, &rs, ST_SLOT_CHURN + ST_SLOT_SHORT, 16, seq, false);
 	}
 
@@ -863,7 +862,8 @@ TEST_F_TIMEOUT(stress, processes_threads_tracers, 1800)
 	st_sh->max_records = max_records;
 
 	/* The checked event, traced in a private instance all along */
-	ASSERT_EQ(0, mkdir(path, 0755)) TH_LOG("mkdir %s: %s", path, strerror(errno));
+	ASSERT_EQ(0, mkdir(ue_tpath(path, sizeof(path), "instances/" ST_INST), 0755))
+		TH_LOG("mkdir %s: %s", path, strerror(errno));
 	/* 64 bytes per checked record at most */
 	st_buffer_size("instances/" ST_INST "/", max_records * 64 / 1024 + 1024);
 	ASSERT_EQ(0, ue_dyn_add(CHK_NAME, CHK_FIELDS));
@@ -915,7 +915,6 @@ TEST_F_TIMEOUT(stress, processes_threads_tracers, 1800)
 		       v.records, v.expected, v.missing, v.dup, v.bad, v.stray);
 	for (i = 0; i < (int)st_sh->nfail && i < (int)ARRAY_SIZE(st_sh->fail); i++)
 		ksft_print_msg("stress failure: %s\n", st_sh->fail[i]);
-	/* also what the check of the trace found */
 	EXPECT_EQ(0, st_sh->nfail);
 	EXPECT_EQ(v.expected, v.records);
 	EXPECT_EQ(0, v.missing + v.dup + v.bad + v.stray);
