@@ -457,32 +457,27 @@ static void st_spawner(void)
 	int status, i;
 
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	for (;;) {
+	do {
 		for (i = 0; i < ST_WORKERS && !st_stopped(); i++) {
 			if (workers[i])
 				continue;
-			pid = fork();
-			if (!pid)
+			workers[i] = fork();
+			if (!workers[i])
 				st_worker_main();
-			if (pid < 0) {
-				st_fail("fork worker: %s", strerror(errno));
-				st_stop();
-				break;
+			if (workers[i] > 0) {
+				st_count(OP_PROC);
+				continue;
 			}
-			workers[i] = pid;
-			st_count(OP_PROC);
+			st_fail("fork worker: %s", strerror(errno));
+			st_stop();
 		}
 		pid = waitpid(-1, &status, 0);
-		if (pid < 0 && errno == EINTR)
-			continue;
-		if (pid < 0)
-			break;		/* ECHILD: everything reaped */
-		if (!WIFEXITED(status) || WEXITSTATUS(status))
+		if (pid > 0 && status)
 			st_fail("process %d ended with status 0x%x", pid, status);
-		for (i = 0; i < ST_WORKERS; i++)
+		for (i = 0; pid > 0 && i < ST_WORKERS; i++)
 			if (workers[i] == pid)
 				workers[i] = 0;
-	}
+	} while (pid > 0 || errno == EINTR);	/* ECHILD: everything reaped */
 	_exit(0);
 }
 
@@ -743,16 +738,13 @@ static bool st_field(const char *line, const char *name, __u64 *val)
 	return end != p + strlen(name);
 }
 
-struct st_verify {
-	__u64 records, expected, bad, dup, missing, stray;
-};
-
 /* The instance trace: each checked (wid, seq) written exactly once, intact */
-static void st_verify_trace(struct st_verify *v)
+static void st_verify_trace(struct __test_metadata *_metadata)
 {
 	__u32 w, nwid = st_sh->next_wid < ST_MAX_WRITERS ? st_sh->next_wid : ST_MAX_WRITERS;
 	__u64 *base = calloc(nwid + 1, sizeof(*base));
-	__u64 wid, seq, val, in_buf = 0, written = 0;
+	__u64 wid, seq, val, in_buf = 0, written = 0, expected, records = 0;
+	__u64 bad = 0, dup = 0, missing = 0, stray = 0;
 	char path[PATH_MAX], msg[32], want[32], *line = NULL, *p;
 	unsigned char *seen;
 	size_t cap = 0;
@@ -760,12 +752,12 @@ static void st_verify_trace(struct st_verify *v)
 
 	for (w = 0; base && w < nwid; w++)
 		base[w + 1] = base[w] + st_sh->wcount[w];
-	v->expected = base ? base[nwid] : 0;
-	seen = calloc(v->expected + 1, 1);
+	expected = base ? base[nwid] : 0;
+	seen = calloc(expected + 1, 1);
 	f = fopen(ue_tpath(path, sizeof(path), "instances/%s/trace", ST_INST), "r");
 	if (!base || !seen || !f) {
 		st_fail("cannot read %s", path);
-		v->bad++;
+		bad++;
 		goto out;
 	}
 	while (getline(&line, &cap, f) > 0) {
@@ -776,27 +768,27 @@ static void st_verify_trace(struct st_verify *v)
 		p = p ? NULL : strstr(line, CHK_NAME ":");
 		if (!p)
 			continue;
-		v->records++;
+		records++;
 		if (!st_field(p, " wid=", &wid) || !st_field(p, " seq=", &seq) ||
 		    !st_field(p, " val=", &val) || !strstr(p, " msg=") ||
 		    sscanf(strstr(p, " msg=") + 5, "%31s", msg) != 1) {
-			v->bad++;
+			bad++;
 			st_fail("unparsable record: %s", line);
 		} else if (wid >= nwid || seq >= st_sh->wcount[wid]) {
-			v->stray++;
+			stray++;
 			st_fail("record never written: %s", line);
 		} else if (st_chk_val(wid, seq, want) != val || strcmp(msg, want)) {
-			v->bad++;
+			bad++;
 			st_fail("corrupt record (want val=0x%llx msg=%s): %s",
 				st_chk_val(wid, seq, want), want, line);
 		} else if (seen[base[wid] + seq]++) {
-			v->dup++;
+			dup++;
 			st_fail("duplicate record: %s", line);
 		}
 	}
 	for (w = 0; w < nwid; w++)
 		for (seq = 0; seq < st_sh->wcount[w]; seq++)
-			if (!seen[base[w] + seq] && !v->missing++)
+			if (!seen[base[w] + seq] && !missing++)
 				st_fail("record wid %u seq %llu missing (%llu/%llu)",
 					w, seq, in_buf, written);
 	if (in_buf != written)
@@ -807,6 +799,11 @@ out:
 	free(line);
 	free(seen);
 	free(base);
+	ksft_print_msg("stress: %llu/%llu traced; missing %llu dup %llu bad %llu stray %llu\n",
+		       records, expected, missing, dup, bad, stray);
+	EXPECT_EQ(expected, records);
+	EXPECT_EQ(0, missing + dup + bad + stray);
+	EXPECT_NE(0, expected);
 }
 
 static void st_buffer_size(const char *which, long kb)
@@ -839,7 +836,6 @@ TEST_F_TIMEOUT(stress, processes_threads_tracers, 1800)
 	char path[PATH_MAX], left[128], line[1024], *old_top;
 	int i, n, nth, active0, busy0, active, busy, ret;
 	pthread_t th[ST_TRACERS];
-	struct st_verify v = { 0 };
 	struct timespec start;
 	pid_t spawner;
 
@@ -910,15 +906,10 @@ TEST_F_TIMEOUT(stress, processes_threads_tracers, 1800)
 		       line);
 	ksft_print_msg("stress: %d tracer threads, %u checked writers\n", ST_TRACERS,
 		       st_sh->next_wid);
-	st_verify_trace(&v);
-	ksft_print_msg("stress: %llu/%llu traced; missing %llu dup %llu bad %llu stray %llu\n",
-		       v.records, v.expected, v.missing, v.dup, v.bad, v.stray);
+	st_verify_trace(_metadata);
 	for (i = 0; i < (int)st_sh->nfail && i < (int)ARRAY_SIZE(st_sh->fail); i++)
 		ksft_print_msg("stress failure: %s\n", st_sh->fail[i]);
 	EXPECT_EQ(0, st_sh->nfail);
-	EXPECT_EQ(v.expected, v.records);
-	EXPECT_EQ(0, v.missing + v.dup + v.bad + v.stray);
-	EXPECT_NE(0, v.expected);
 
 	/* Clean up: everything is unused now, deletes cannot be refused */
 	EXPECT_EQ(0, ue_set_enable(ST_INST_SYS, CHK_NAME, false));
