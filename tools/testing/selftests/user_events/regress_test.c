@@ -3,13 +3,11 @@
  * user_events regression tests, one per bug fixed upstream since 5.18 (the comment names the
  * fix); some bugs show only as a splat on the debug kernel (KASAN, lockdep, kmemleak).
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-
+#include "ue_util.h"
 #include <pthread.h>
 #include "../kselftest_harness.h"
-#include "ue_util.h"
+
+#define RG_SECS		5.0	/* budget of the repeated cases; at least one round */
 
 FIXTURE(regress) {
 	UE_FIXTURE_MEMBERS;
@@ -32,22 +30,18 @@ TEST_F(regress, unregister_clears_bit)
 	int fd = ue_open_data();
 
 	ASSERT_LE(0, fd);
-	/* a persistent event stays enabled when its last user goes */
+	/* persistent: stays enabled when its last user goes */
 	ue_track_del(&self->t, "uet_rg_clear");
 	ASSERT_EQ(0, ue_reg(fd, "uet_rg_clear u32 a", word, 4, 9, USER_EVENT_REG_PERSIST, NULL));
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_rg_clear"));
 	ASSERT_TRUE(ue_wait_bit(word, 4, 9, true));
 	word[0] |= 0x5;		/* bits the program owns */
 	ASSERT_EQ(0, ue_unreg(fd, word, 9));
-	/* cleared by the time the ioctl returns, other bits intact */
 	EXPECT_EQ(0x5, __atomic_load_n(word, __ATOMIC_ACQUIRE));
 	close(fd);
 }
 
-/*
- * Upstream bounds the fault-in of an enable word (6.4): one that can never be written must
- * not make the kernel retry forever; all keeps working, and the next change retries.
- */
+/* Upstream 6.4 bounds enable-word fault-ins: an unwritable word is not retried forever */
 TEST_F_TIMEOUT(regress, fault_retries_bounded, 120)
 {
 	static const int prot[] = { PROT_READ, PROT_READ, PROT_NONE, PROT_NONE };
@@ -59,38 +53,31 @@ TEST_F_TIMEOUT(regress, fault_retries_bounded, 120)
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_rg_nofault u32 a", page, 4, 0, &idx));
 	for (i = 0; i < ARRAY_SIZE(prot); i++) {
 		memset(page, 0, ps);
-		if (i & 1)	/* odd cases: not even present */
+		if (i & 1)	/* not even present */
 			ASSERT_EQ(0, madvise(page, ps, MADV_DONTNEED));
 		ASSERT_EQ(0, mprotect(page, ps, prot[i]));
-		/* every state change finds a word it cannot write */
 		for (j = 0; j < 20; j++) {
 			ASSERT_EQ(0, ue_set_enable(UE_SYS, ev, true));
 			ASSERT_EQ(0, ue_set_enable(UE_SYS, ev, false));
 		}
 		ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, ev));
-		/* the system answers: status, writes and trace work */
 		EXPECT_TRUE(ue_status_line(ev, line, sizeof(line)) && strstr(line, "ftrace"));
 		ASSERT_EQ(0, ue_trace_clear());
 		val = i;
 		EXPECT_EQ(8, ue_emit(self->t.fd, idx, &val, sizeof(val)));
 		EXPECT_EQ(1, ue_trace_count(ev, NULL, 0));
-		/* no forced write into the read-only page */
-		if (prot[i] == PROT_READ)
+		if (prot[i] == PROT_READ)	/* no forced write */
 			EXPECT_FALSE(ue_bit_set(page, 4, 0));
-		/* writable again: the next change reaches the word */
 		ASSERT_EQ(0, mprotect(page, ps, PROT_READ | PROT_WRITE));
-		ASSERT_EQ(0, ue_set_enable(UE_SYS, ev, false));
-		ASSERT_EQ(0, ue_set_enable(UE_SYS, ev, true));
-		EXPECT_TRUE(ue_wait_bit(page, 4, 0, true));
-		ASSERT_EQ(0, ue_set_enable(UE_SYS, ev, false));
-		EXPECT_TRUE(ue_wait_bit(page, 4, 0, false));
+		for (j = 0; j < 3; j++) {
+			ASSERT_EQ(0, ue_set_enable(UE_SYS, ev, j == 1));
+			if (j)
+				EXPECT_TRUE(ue_wait_bit(page, 4, 0, j == 1));
+		}
 	}
 }
 
-/*
- * Upstream 6.4 "Remove RCU lock while pinning pages": the memfd page is dropped before each
- * change, so each pins and faults it in; the debug kernel reports a sleep under RCU.
- */
+/* Upstream 6.4 "Remove RCU lock while pinning pages": each change pins and faults in */
 TEST_F_TIMEOUT(regress, page_pin_not_in_rcu, 120)
 {
 	int mfd = memfd_create("uet_rg_rcu", MFD_CLOEXEC), i, size = getpagesize();
@@ -104,9 +91,8 @@ TEST_F_TIMEOUT(regress, page_pin_not_in_rcu, 120)
 	ASSERT_TRUE(map != MAP_FAILED);
 	word = (__u32 *)(map + 128);
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_rg_rcu u32 a", word, 4, 4, NULL));
-	/* 100 rounds (enable, disable) or 5 s, whichever ends first; at least one */
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	for (i = 0; i < 200 && (i % 2 || !i || ue_elapsed(&start) < 5.0); i++) {
+	for (i = 0; i % 2 || !i || ue_elapsed(&start) < RG_SECS; i++) {
 		ASSERT_EQ(0, madvise(map, size, MADV_DONTNEED));
 		ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_rg_rcu", !(i & 1)));
 		ASSERT_TRUE(ue_wait_bit(word, 4, 4, !(i & 1))) TH_LOG("round %d", i / 2);
@@ -122,23 +108,18 @@ TEST_F_TIMEOUT(regress, page_pin_not_in_rcu, 120)
 	close(mfd);
 }
 
-#define SLOT_EVENTS	48	/* per thread of slots_grow_concurrently */
+#define RACE_THREADS	3
+#define SLOT_THREADS	4
+#define SLOT_EVENTS	48	/* per thread */
+#define SLOT_N		(SLOT_THREADS * SLOT_EVENTS)
 
-/* A thread of the races below: it registers at bit @bit of the u32 words at @words, on @fd */
+/* A racing thread: registers at bit @bit of the u32 words at @words, on @fd */
 struct rg_thread {
 	int fd, t, bit, errors, loops;
-	const int *stop;	/* unregister_races_fork: loops until set */
+	const int *stop;
 	char *words;
-	__u32 idx[SLOT_EVENTS];	/* slots_grow_concurrently: the write indexes */
+	__u32 idx[SLOT_EVENTS];
 };
-
-/*
- * Guards "... unregister races with fork" (stable 6.12.y): fork copied the enablers while
- * DIAG_IOCSUNREG freed one (KASAN).  Bounded by time, not work (TCG debug kernel: ~5 forks/s).
- */
-#define RACE_THREADS	3
-#define RACE_FORKS	150	/* at most this many forks ... */
-#define RACE_SECS	5.0	/* ... or for this long, whichever ends first */
 
 static void *race_worker(void *arg)
 {
@@ -152,6 +133,7 @@ static void *race_worker(void *arg)
 	return NULL;
 }
 
+/* Stable 6.12.y "... unregister races with fork": fork copied an enabler being freed */
 TEST_F_TIMEOUT(regress, unregister_races_fork, 120)
 {
 	int i, forks, status, stop = 0, bad = 0, loops = 0, errors = 0;
@@ -160,7 +142,7 @@ TEST_F_TIMEOUT(regress, unregister_races_fork, 120)
 	struct timespec start;
 	pid_t pid;
 
-	/* one registration that stays, so the event is enabled throughout */
+	/* one registration stays: the event is enabled throughout */
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_rg_race u32 a", self->page + 8, 4, 0, NULL));
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_rg_race"));
 	for (i = 0; i < RACE_THREADS; i++) {
@@ -169,14 +151,13 @@ TEST_F_TIMEOUT(regress, unregister_races_fork, 120)
 		ASSERT_EQ(0, pthread_create(&th[i], NULL, race_worker, &w[i]));
 	}
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	for (forks = 0; forks < RACE_FORKS && ue_elapsed(&start) < RACE_SECS; forks++) {
+	for (forks = 0; ue_elapsed(&start) < RG_SECS; forks++) {
 		pid = fork();
 		if (pid < 0) {
 			TH_LOG("fork: %s", strerror(errno));
 			break;
 		}
-		if (!pid) {
-			/* the child's copies are its own: drop them */
+		if (!pid) {	/* the child's copies are its own */
 			ue_unreg(self->t.fd, self->page, 0);
 			ue_unreg(self->t.fd, self->page, 1);
 			_exit(0);
@@ -190,7 +171,6 @@ TEST_F_TIMEOUT(regress, unregister_races_fork, 120)
 		loops += w[i].loops;
 		errors += w[i].errors;
 		EXPECT_LE(1, w[i].loops) TH_LOG("thread %d never looped", i);
-		/* nothing left registered by the thread */
 		EXPECT_EQ(-ENOENT, ue_unreg(self->t.fd, self->page, i));
 	}
 	TH_LOG("%d forks in %.1f s, %d register+unregister loops", forks,
@@ -199,10 +179,6 @@ TEST_F_TIMEOUT(regress, unregister_races_fork, 120)
 	EXPECT_EQ(0, bad);
 	EXPECT_EQ(0, errors) TH_LOG("%d of %d loops failed", errors, loops);
 }
-
-#define SLOT_THREADS	4
-#define SLOT_N		(SLOT_THREADS * SLOT_EVENTS)
-#define SLOT_SECS	2.0	/* rounds for this long, at least one */
 
 /* Register thread @t's event uet_rg_sl<t>_<k> at bit @bit of the u32 at @addr */
 static int slot_reg(int fd, int t, int k, char *addr, int bit, __u32 *idx)
@@ -213,33 +189,36 @@ static int slot_reg(int fd, int t, int k, char *addr, int bit, __u32 *idx)
 	return ue_reg(fd, cmd, addr, 4, bit, 0, idx);
 }
 
-/* Register all of thread @w->t's events, one to a word */
-static void *slot_reg_all(void *arg)
+/* Register (@reg) or unregister all of thread @w->t's events, one to a word */
+static void slot_all(struct rg_thread *w, bool reg)
 {
-	struct rg_thread *w = arg;
+	char *word;
 	int k;
 
-	for (k = 0; k < SLOT_EVENTS; k++)
-		w->errors += !!slot_reg(w->fd, w->t, k, w->words + 4 * k, w->bit, &w->idx[k]);
+	for (k = 0, word = w->words; k < SLOT_EVENTS; k++, word += 4)
+		w->errors += !!(reg ? slot_reg(w->fd, w->t, k, word, w->bit, &w->idx[k]) :
+				ue_unreg(w->fd, word, w->bit));
+}
+
+static void *slot_thread(void *arg)
+{
+	slot_all(arg, true);
 	return NULL;
 }
 
 /* One round: threads grow a new file's write-index table at once; no slot lost or shared */
 static void slot_round(struct __test_metadata *_metadata, char *page)
 {
-	static const int last[][2] = { { 0, 0 }, { SLOT_THREADS - 1, SLOT_EVENTS - 1 } };
 	struct rg_thread st[SLOT_THREADS];
 	bool started[SLOT_THREADS], seen[SLOT_N] = { false };
 	int fd = ue_open_data(), t, k;
-	char *spare = page + 4 * SLOT_N;
 	pthread_t th[SLOT_THREADS];
 	__u32 idx;
 
 	ASSERT_LE(0, fd);
 	for (t = 0; t < SLOT_THREADS; t++) {
-		st[t] = (struct rg_thread){ .fd = fd, .t = t };
-		st[t].words = page + 4 * SLOT_EVENTS * t;
-		started[t] = !pthread_create(&th[t], NULL, slot_reg_all, &st[t]);
+		st[t] = (struct rg_thread){ .fd = fd, .t = t, .words = page + 4 * SLOT_EVENTS * t };
+		started[t] = !pthread_create(&th[t], NULL, slot_thread, &st[t]);
 		if (!started[t])
 			st[t].errors = SLOT_EVENTS;
 	}
@@ -255,16 +234,18 @@ static void slot_round(struct __test_metadata *_metadata, char *page)
 				seen[idx] = true;
 		}
 	}
-	/* each event kept its slot: registering it again finds the same */
+	/* each event kept its slot: registering the first and last again finds the same */
 	for (k = 0; k < 2; k++) {
-		t = last[k][0];
-		EXPECT_EQ(0, slot_reg(fd, t, last[k][1], spare, k, &idx));
-		EXPECT_EQ(st[t].idx[last[k][1]], idx);
-		EXPECT_EQ(0, ue_unreg(fd, spare, k));
+		t = k ? SLOT_THREADS - 1 : 0;
+		EXPECT_EQ(0, slot_reg(fd, t, k * (SLOT_EVENTS - 1), page + 4 * SLOT_N, k, &idx));
+		EXPECT_EQ(st[t].idx[k * (SLOT_EVENTS - 1)], idx);
+		EXPECT_EQ(0, ue_unreg(fd, page + 4 * SLOT_N, k));
 	}
-	for (t = 0; t < SLOT_THREADS; t++)
-		for (k = 0; k < SLOT_EVENTS; k++)
-			EXPECT_EQ(0, ue_unreg(fd, st[t].words + 4 * k, 0));
+	for (t = 0; t < SLOT_THREADS; t++) {
+		st[t].errors = 0;
+		slot_all(&st[t], false);
+		EXPECT_EQ(0, st[t].errors);
+	}
 	close(fd);
 }
 
@@ -275,34 +256,34 @@ static void slot_round(struct __test_metadata *_metadata, char *page)
 TEST_F_TIMEOUT(regress, slots_grow_concurrently, 60)
 {
 	struct rg_thread keep[SLOT_THREADS];
-	int fd = ue_open_data(), t, k, rounds = 0;
+	int fd = ue_open_data(), t, rounds = 0;
 	struct timespec start;
 	char name[64];
 
 	ASSERT_LE(0, fd);
 	for (t = 0; t < SLOT_THREADS; t++) {
-		keep[t] = (struct rg_thread){ .fd = fd, .t = t, .bit = 1 };
-		keep[t].words = self->page + 4 * SLOT_EVENTS * t;
-		slot_reg_all(&keep[t]);
+		keep[t] = (struct rg_thread){ .fd = fd, .t = t, .bit = 1,
+					      .words = self->page + 4 * SLOT_EVENTS * t };
+		slot_all(&keep[t], true);
 		ASSERT_EQ(0, keep[t].errors);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	do {
 		slot_round(_metadata, self->page);
 		rounds++;
-	} while (_metadata->exit_code == KSFT_PASS && ue_elapsed(&start) < SLOT_SECS);
+	} while (_metadata->exit_code == KSFT_PASS && ue_elapsed(&start) < 2.0);
 	TH_LOG("%d rounds in %.1f s", rounds, ue_elapsed(&start));
-	for (t = 0; t < SLOT_THREADS; t++)
-		for (k = 0; k < SLOT_EVENTS; k++)
-			EXPECT_EQ(0, ue_unreg(fd, keep[t].words + 4 * k, 1));
+	for (t = 0; t < SLOT_THREADS; t++) {
+		slot_all(&keep[t], false);
+		EXPECT_EQ(0, keep[t].errors);
+	}
 	close(fd);
 	ue_leftovers("uet_rg_sl", true, name, sizeof(name));
 }
 
 /*
  * Upstream 6.6 "Fix non-spaced field matching": "u32 x;u32 y" did not match "u32 x; u32 y".
- * Words split at white space and after each ';' (a lone ';' matches nothing); a field list
- * of a dynamic_events delete splits at white space only, as upstream's does.
+ * A field list of a dynamic_events delete splits at white space only, as upstream's does.
  */
 TEST_F(regress, non_spaced_fields)
 {
@@ -315,7 +296,6 @@ TEST_F(regress, non_spaced_fields)
 	EXPECT_EQ(i1, i2);
 	EXPECT_EQ(i1, i3);
 	EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, "uet_rg_nsp u32 x ;u32 y", pg, 4, 3, 0, NULL));
-
 	ue_track_del(&self->t, "uet_rg_nspd");
 	ASSERT_EQ(0, ue_dyn_cmd("u:uet_rg_nspd u32 x;u32 y"));
 	ASSERT_TRUE(ue_dyn_line("uet_rg_nspd", line, sizeof(line)));
@@ -345,10 +325,8 @@ TEST_F(regress, struct_size_matching)
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_rg_std"));
 }
 
-/*
- * Upstream 6.6 "Fix the incorrect trace record for empty arguments events" and 6.4 "Handle
- * matching arguments that is null from dyn_events": no fields, then a NULL dereference.
- */
+/* Upstream 6.6 "Fix the incorrect trace record for empty arguments events" */
+/* Upstream 6.4 "Handle matching arguments that is null from dyn_events" */
 TEST_F(regress, event_without_fields)
 {
 	char line[512];
@@ -358,7 +336,6 @@ TEST_F(regress, event_without_fields)
 	EXPECT_EQ(4, ue_emit(self->t.fd, idx, NULL, 0));
 	ASSERT_EQ(1, ue_trace_count("uet_rg_nof", line, sizeof(line)));
 	EXPECT_TRUE(ue_nonnull(strstr(line, " uet_rg_nof:"))) TH_LOG("%s", line);
-
 	ue_track_del(&self->t, "uet_rg_nofd");
 	ASSERT_EQ(0, ue_dyn_cmd("u:uet_rg_nofd"));
 	ASSERT_TRUE(ue_dyn_line("uet_rg_nofd", line, sizeof(line)));
@@ -413,59 +390,61 @@ TEST_F(regress, field_order)
 	EXPECT_TRUE(in_order(line, " ", "=")) TH_LOG("%s", line);
 }
 
+/* Does the format of user_events/@name hold @want (NULL: any) and not @unwanted (or NULL)? */
+static bool rg_format(const char *name, const char *want, const char *unwanted)
+{
+	char *fmt = ue_format_read(UE_SYS, name);
+	bool ok = fmt && (!want || strstr(fmt, want)) && !(unwanted && strstr(fmt, unwanted));
+
+	if (!ok && fmt)
+		ksft_print_msg("%s", fmt);
+	free(fmt);
+	return ok;
+}
+
 /* Upstream 6.6 "Prevent same name but different args event": the 1st format decoded both */
 TEST_F(regress, same_name_other_fields)
 {
 	int fd = ue_open_data();
-	char *fmt;
 
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ue_reg(fd, "uet_rg_same u32 first", self->page, 4, 0, 0, NULL));
 	EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, "uet_rg_same u64 second", self->page, 4, 1,
 				      0, NULL));
-	fmt = ue_format_read(UE_SYS, "uet_rg_same");
-	ASSERT_TRUE(ue_nonnull(fmt));
-	EXPECT_TRUE(ue_nonnull(strstr(fmt, " first;")));
-	EXPECT_FALSE(ue_nonnull(strstr(fmt, " second;")));
-	free(fmt);
+	ASSERT_TRUE(rg_format("uet_rg_same", NULL, NULL));
+	EXPECT_TRUE(rg_format("uet_rg_same", " first;", " second;"));
 	/* once the first is gone, the second gets its own format */
 	ASSERT_EQ(0, ue_unreg(fd, self->page, 0));
 	close(fd);
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_rg_same u64 second", self->page, 4, 1, NULL));
-	fmt = ue_format_read(UE_SYS, "uet_rg_same");
-	ASSERT_TRUE(ue_nonnull(fmt));
-	EXPECT_TRUE(ue_nonnull(strstr(fmt, "u64 second;"))) TH_LOG("%s", fmt);
-	EXPECT_FALSE(ue_nonnull(strstr(fmt, " first;"))) TH_LOG("%s", fmt);
-	free(fmt);
+	ASSERT_TRUE(rg_format("uet_rg_same", NULL, NULL));
+	EXPECT_TRUE(rg_format("uet_rg_same", "u64 second;", " first;"));
 }
 
-/*
- * Upstream freed an event's fields before knowing its removal would succeed (6.4): a
- * refused delete left a live event without fields.  Every delete path, then use it.
- */
+/* Upstream 6.4 freed the fields before a delete that failed: use the event after each */
 TEST_F(regress, fields_kept_when_delete_fails)
 {
+	static const char * const dels[] = {
+		"-:uet_rg_keep", "!u:uet_rg_keep u32 a; char[8] s", "-:user_events/uet_rg_keep",
+	};
 	struct {
 		__u32 a;
 		char s[8];
 	} rec = { 0xabc, "keep" };	/* 12 bytes, no padding */
-	char line[512], *fmt;
+	char line[512];
 	__u32 idx;
+	int i;
 
 	ue_track_del(&self->t, "uet_rg_keep");
 	ASSERT_EQ(0, ue_dyn_cmd("u:uet_rg_keep u32 a; char[8] s"));
 	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page, "uet_rg_keep u32 a; char[8] s",
 				    "uet_rg_keep", 0, &idx));
 	EXPECT_EQ(-EBUSY, ue_del_name("uet_rg_keep"));
-	EXPECT_EQ(-EBUSY, ue_dyn_cmd("-:uet_rg_keep"));
-	EXPECT_EQ(-EBUSY, ue_dyn_cmd("!u:uet_rg_keep u32 a; char[8] s"));
-	EXPECT_EQ(-EBUSY, ue_dyn_cmd("-:user_events/uet_rg_keep"));
-
-	fmt = ue_format_read(UE_SYS, "uet_rg_keep");
-	ASSERT_TRUE(ue_nonnull(fmt));
-	EXPECT_TRUE(ue_nonnull(strstr(fmt, " a;"))) TH_LOG("%s", fmt);
-	EXPECT_TRUE(ue_nonnull(strstr(fmt, " s[8];\toffset:12;\tsize:8;"))) TH_LOG("%s", fmt);
-	free(fmt);
+	for (i = 0; i < ARRAY_SIZE(dels); i++)
+		EXPECT_EQ(-EBUSY, ue_dyn_cmd(dels[i])) TH_LOG("%s", dels[i]);
+	ASSERT_TRUE(rg_format("uet_rg_keep", NULL, NULL));
+	EXPECT_TRUE(rg_format("uet_rg_keep", " a;", NULL));
+	EXPECT_TRUE(rg_format("uet_rg_keep", " s[8];\toffset:12;\tsize:8;", NULL));
 	ASSERT_TRUE(ue_dyn_line("uet_rg_keep", line, sizeof(line)));
 	EXPECT_STREQ("u:uet_rg_keep u32 a; char[8] s", line);
 	EXPECT_EQ(sizeof(rec) + 4, ue_emit(self->t.fd, idx, &rec, sizeof(rec)));
@@ -474,26 +453,21 @@ TEST_F(regress, fields_kept_when_delete_fails)
 	EXPECT_TRUE(ue_nonnull(strstr(line, " s=keep"))) TH_LOG("%s", line);
 }
 
-/*
- * Upstream 6.1 "Fix memory leak in user_event_create()": a failed registration leaked the
- * copied name.  Every refusal path, many times; kmemleak reports what is left behind.
- */
+/* Upstream 6.1 "Fix memory leak in user_event_create()": each refusal path, for kmemleak */
 TEST_F_TIMEOUT(regress, no_leak_on_failed_create, 120)
 {
 	static const char * const bad[] = {
-		/* no field name, unknown type, two spaces, struct sizes, bad types */
+		/* no field name, unknown type, two spaces, struct sizes, bad types, bad names */
 		"uet_rg_leak u32", "uet_rg_leak u33 a", "uet_rg_leak u32  a",
 		"uet_rg_leak struct s a 0", "uet_rg_leak struct s a 1073741824",
 		"uet_rg_leak char[0] a", "uet_rg_leak __data_loc cpumask_t[] a",
-		"uet_rg_leak u32 a; bogus b; u32 c",
-		/* bad names */
-		"uet/rg_leak u32 a", "uet_rg_leak:x u32 a",
+		"uet_rg_leak u32 a; bogus b; u32 c", "uet/rg_leak u32 a", "uet_rg_leak:x u32 a",
+		NULL,	/* 80 fields: longer than a command can be */
 	};
 	char many[600], *ro, *pg = self->page;
 	int i, j, n, fd = self->t.fd;
 	struct timespec start;
 
-	/* 80 fields: longer than a command can be */
 	n = snprintf(many, sizeof(many), "uet_rg_leak");
 	for (i = 0; i < 80; i++)
 		n += snprintf(many + n, sizeof(many) - n, " u8 %c%c;", 'a' + i / 26, 'a' + i % 26);
@@ -502,21 +476,17 @@ TEST_F_TIMEOUT(regress, no_leak_on_failed_create, 120)
 	ASSERT_TRUE(ue_nonnull(ro));
 	/* keeps "uet_rg_leak_used u32 a" in use for the mismatch path */
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_rg_leak_used u32 a", pg, 4, 0, NULL));
-
-	/* 100 rounds or 5 s, whichever ends first; at least one */
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	for (j = 0; j < 100 && (!j || ue_elapsed(&start) < 5.0); j++) {
+	for (j = 0; !j || ue_elapsed(&start) < RG_SECS; j++) {
 		for (i = 0; i < ARRAY_SIZE(bad); i++)
-			ASSERT_EQ(-EINVAL, ue_reg(fd, bad[i], pg, 4, 1, 0, NULL))
-				TH_LOG("%s", bad[i]);
-		ASSERT_EQ(-EINVAL, ue_reg(fd, many, pg, 4, 1, 0, NULL));
+			ASSERT_EQ(-EINVAL, ue_reg(fd, bad[i] ?: many, pg, 4, 1, 0, NULL))
+				TH_LOG("%s", bad[i] ?: many);
 		/* other fields than the event in use */
 		ASSERT_EQ(-EADDRINUSE, ue_reg(fd, "uet_rg_leak_used u64 a", pg, 4, 1, 0, NULL));
 		/* parsed, then the enable word is refused */
 		ASSERT_EQ(-EFAULT, ue_reg(fd, "uet_rg_leak_ro u32 a", ro, 4, 1, 0, NULL));
 		/* (addr, bit) in use: refused before any event lookup */
 		ASSERT_EQ(-EADDRINUSE, ue_reg(fd, "uet_rg_leak_new u32 a", pg, 4, 0, 0, NULL));
-		/* the same through dynamic_events */
 		ASSERT_EQ(-EINVAL, ue_dyn_cmd("u:uet_rg_leak u32  a"));
 		ASSERT_EQ(-EADDRINUSE, ue_dyn_cmd("u:uet_rg_leak_used u64 a"));
 	}
@@ -526,10 +496,7 @@ TEST_F_TIMEOUT(regress, no_leak_on_failed_create, 120)
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_rg_leak_new"));
 }
 
-/*
- * Upstream 6.4 "Ensure user provided strings are safely formatted": names, types, fields and
- * string payloads holding '%' are shown as they are, never used as formats.
- */
+/* Upstream 6.4 "Ensure user provided strings are safely formatted": '%' shown as written */
 TEST_F(regress, user_strings_not_formats)
 {
 	static const char * const pct_cmds[] = {
@@ -549,7 +516,6 @@ TEST_F(regress, user_strings_not_formats)
 	ue_track_del(&self->t, "uet_rg_%n");
 	EXPECT_EQ(0, ue_dyn_cmd("u:uet_rg_%n u32 %s%s"));
 	EXPECT_EQ(1, ue_dyn_count("u:uet_rg_%n u32 %s%s"));
-
 	/* a name and a field name with conversions, as written */
 	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page, "uet_rg_%p%n u32 %s%n", "uet_rg_%p%n",
 				    21, &idx));
@@ -557,7 +523,6 @@ TEST_F(regress, user_strings_not_formats)
 	ASSERT_EQ(1, ue_trace_count("uet_rg_%p%n", line, sizeof(line)));
 	EXPECT_TRUE(ue_nonnull(strstr(line, " uet_rg_%p%n: %s%n=0x7 (7)"))) TH_LOG("%s", line);
 	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_rg_%p%n", false));
-
 	/* string payloads with conversions: msg at 0, dyn (data_loc) at 16, rel at 20 */
 	ASSERT_EQ(0, ue_trace_clear());
 	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page, "uet_rg_pct char[16] msg; "
