@@ -5,25 +5,20 @@
  * events, enable pages that never fault in, many registrations of one event, and all of it at
  * once by an unprivileged user while a privileged tracer works on other events.
  */
+#include "ue_util.h"
 #include <pthread.h>
 #include <signal.h>
 #include <linux/userfaultfd.h>
-
 #include "../kselftest_harness.h"
-#include "ue_util.h"
 
 #define HO_CHURN_SECS	2	/* the contention cases: long enough for many toggles */
 #define HO_MANY		8192	/* enablers of one event: 32 inline batches */
 #define HO_UFFD_WORDS	8	/* distinct enable words on a stuck page */
 #define HO_UID		65534	/* the hostile user */
 #define HO_LOAD		"uet_ho_load"
-#define HO_LOAD_CMD	HO_LOAD " u32 a"
 #define HO_QUIET	"uet_ho_quiet"
 #define HO_PROBE	"uet_ho_probe"
-#define HO_PAUSE_US	10000	/* the tracer's pause between rounds */
-#define HO_TOGGLE_US	1000	/* root's pause between toggles */
-#define HO_SETUP_SECS	300	/* failure bounds */
-#define HO_CHECK_SECS	300
+#define HO_SECS		300	/* failure bound of the hostile processes' setup and checks */
 
 FIXTURE(ho) {
 	struct ue_track t;
@@ -40,8 +35,7 @@ FIXTURE_SETUP(ho)
 
 FIXTURE_TEARDOWN(ho)
 {
-	/* what a failed test left, in the process group made for the test */
-	if (self->hostile) {
+	if (self->hostile) {	/* in the process group made for the test */
 		signal(SIGTERM, SIG_IGN);
 		kill(0, SIGTERM);
 	}
@@ -72,7 +66,7 @@ static void ho_not_inherited(struct __test_metadata *_metadata, struct ue_track 
 	ASSERT_GE(pid, 0);
 	if (!pid) {
 		close(pipefd[1]);
-		/* DONTFORK: nothing is mapped; WIPEONFORK: zeroes. Map anew. */
+		/* DONTFORK: nothing is mapped; WIPEONFORK: zeroes */
 		if (mmap(word, getpagesize(), PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != word)
 			_exit(2);
@@ -241,10 +235,8 @@ static int ho_uffd_arm(int fd, void *page)
 		.mode = UFFDIO_REGISTER_MODE_MISSING,
 	};
 
-	if (fd < 0 || madvise(page, getpagesize(), MADV_DONTNEED) ||
-	    ioctl(fd, UFFDIO_REGISTER, &reg))
-		return -1;
-	return 0;
+	return fd < 0 || madvise(page, getpagesize(), MADV_DONTNEED) ||
+	       ioctl(fd, UFFDIO_REGISTER, &reg) ? -1 : 0;
 }
 
 /*
@@ -305,15 +297,15 @@ TEST_F_TIMEOUT(ho, stuck_faults_stall_only_their_owner, 120)
 }
 
 /*
- * Everything at once (tracers_not_stalled): the hostile user (nobody) runs UE_HOSTILE_PROCS
- * processes holding UE_HOSTILE_ENABLERS registrations of HO_LOAD each and forking children
- * that exit at once, a process that keeps its mmap_lock busy, one whose enable page sits
- * behind a userfaultfd nobody serves and one forking children that watch a MADV_WIPEONFORK
- * word; a root thread toggles HO_LOAD. For UE_HOSTILE_SECS a real-time tracer toggles another
- * event, opens and closes a perf tracepoint and creates and deletes a probe event, each taking
- * event_mutex. Checked: every operation succeeds, wiped words stay zero and, once the forking
- * stops, every hostile bit follows. The longest wait of each operation is printed ("# V
- * hostile_... NS", for make bench under -icount; not judged here: it would measure the host).
+ * tracers_not_stalled: the hostile user (nobody) runs UE_HOSTILE_PROCS processes holding
+ * UE_HOSTILE_ENABLERS registrations of HO_LOAD each and forking children that exit at once,
+ * one that keeps its mmap_lock busy, one whose enable page sits behind a userfaultfd nobody
+ * serves and one forking children that watch a MADV_WIPEONFORK word; a root thread toggles
+ * HO_LOAD. For UE_HOSTILE_SECS a real-time tracer toggles another event, opens and closes a
+ * perf tracepoint and creates and deletes a probe event, each taking event_mutex.  Checked:
+ * every operation succeeds, wiped words stay zero and, once the forking stops, every hostile
+ * bit follows.  The longest wait of each operation is printed ("# V hostile_... NS", for make
+ * bench under -icount; not judged here: it would measure the host).
  */
 struct ho_ctl {		/* shared by every process, __atomic accesses */
 	int procs, n;	/* forkers and their registrations */
@@ -364,7 +356,7 @@ static __u32 *ho_hostile(size_t len, int advice, int n, bool spread)
 		_exit(2);
 	if (setresgid(HO_UID, HO_UID, HO_UID) || setresuid(HO_UID, HO_UID, HO_UID))
 		_exit(10);
-	if (ho_reg_n(fd, HO_LOAD_CMD, words, n, spread))
+	if (ho_reg_n(fd, HO_LOAD " u32 a", words, n, spread))
 		_exit(3);
 	return words;
 }
@@ -376,7 +368,7 @@ static void ho_check_phases(struct ho_ctl *ctl, const __u32 *words, int n)
 
 	for (phase = 1; phase <= 2; phase++) {
 		ho_wait_for(&ctl->phase, phase, INT_MAX, NULL, 0);
-		if (!ho_all_bits(words, n, phase == 1, HO_CHECK_SECS))
+		if (!ho_all_bits(words, n, phase == 1, HO_SECS))
 			ho_add(&ctl->wrong);
 		ho_add(&ctl->checked[phase]);
 	}
@@ -493,7 +485,7 @@ static void *ho_toggle_thread(void *p)
 	ho_rt(true);
 	while (!__atomic_load_n(&tg->stop, __ATOMIC_RELAXED)) {
 		tg->failed += !!ue_set_enable(UE_SYS, HO_LOAD, !(tg->n++ % 2));
-		usleep(HO_TOGGLE_US);
+		usleep(1000);
 	}
 	return NULL;
 }
@@ -566,7 +558,7 @@ static void ho_trace(struct ho_lat *l, int id, int secs)
 			ho_lap(l, HO_OP_PROBE, ue_write_str(path, cmd, O_APPEND));
 			ho_lap(l, HO_OP_PROBE, ue_write_str(path, "-:" HO_PROBE, O_APPEND));
 		}
-		usleep(HO_PAUSE_US);
+		usleep(10000);	/* between rounds */
 	}
 	ho_rt(false);
 }
@@ -616,7 +608,7 @@ TEST_F_TIMEOUT(ho, tracers_not_stalled, 600)
 		if (!pids[i])
 			ho_roles[i](ctl);
 	}
-	ASSERT_TRUE(ho_wait_for(&ctl->ready, procs + 3, HO_SETUP_SECS, pids, HO_ROLES))
+	ASSERT_TRUE(ho_wait_for(&ctl->ready, procs + 3, HO_SECS, pids, HO_ROLES))
 		TH_LOG("a hostile process failed");
 	TH_LOG("set up: %d processes x %d registrations in %.1f s", procs, n, ue_elapsed(&start));
 	ASSERT_EQ(0, ue_track_reg(&self->t, HO_QUIET " u32 a", quiet, 4, 0, NULL));
@@ -630,11 +622,10 @@ TEST_F_TIMEOUT(ho, tracers_not_stalled, 600)
 	__atomic_store_n(&ctl->stop, 1, __ATOMIC_RELEASE);
 
 	/* the forking stopped: every hostile bit follows the tracer */
-	TH_LOG("traced: %ld forks, %ld toggles", ctl->forks, tg.n);
 	for (i = 1; i <= 2; i++) {
 		ASSERT_EQ(0, ue_set_enable(UE_SYS, HO_LOAD, i == 1));
 		ho_add(&ctl->phase);
-		EXPECT_TRUE(ho_wait_for(&ctl->checked[i], checkers, HO_CHECK_SECS + 10, NULL, 0));
+		EXPECT_TRUE(ho_wait_for(&ctl->checked[i], checkers, HO_SECS + 10, NULL, 0));
 	}
 	for (i = 0; i < HO_ROLES; i++) {
 		ASSERT_EQ(pids[i], waitpid(pids[i], &status, 0));
