@@ -17,15 +17,13 @@
 #include "../kselftest_harness.h"
 
 #define NS_KIDS		4	/* kids of one test at most */
-#define NS_EVENTS	8	/* k_reg() registrations of a kid */
 #define NS_REGN_MAX	16	/* k_regn() registrations of a kid */
 #define NS_PERF		64	/* perf fds of one test */
-#define NS_LIMIT	4	/* user_events_ns_max of the limits test */
+#define NS_LIMIT	4	/* user_events_ns_max of limits_per_group */
 #define NS_WRITES	5
 #define NS_SYSCTL_TOTAL	"/proc/sys/kernel/user_events_max"
 /* A test takes seconds on a debug kernel; its bounded waits may add up past 30 s */
 #define NS_TIMEOUT	120
-#define NS_KID_IDLE	(6 * UE_WAIT_SECS)	/* a kid's bound between commands */
 
 /*
  * A command to a kid: it runs fn(str, arg) and answers with what it returns (fn NULL: exit).
@@ -42,13 +40,6 @@ static const char * const ns_look[] = { "uens_sta", "uens_stb", "uens_sth", "uen
 /* restored by the teardown */
 static const char * const ns_sysctls[] = { UE_NS_SYSCTL_GROUPS, UE_NS_SYSCTL_MAX, NS_SYSCTL_TOTAL };
 
-struct ns_kid {
-	pid_t pid;
-	int sock;	/* the host's end */
-	unsigned long inum;
-	char sys[64], sys_multi[64];
-};
-
 static int ns_send(int sock, const void *buf, size_t len)
 {
 	return send(sock, buf, len, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -EPIPE;
@@ -64,12 +55,11 @@ static int ns_recv(int sock, void *buf, size_t len, int secs)
 	return recv(sock, buf, len, MSG_WAITALL) == (ssize_t)len ? 0 : -EPIPE;
 }
 
-/* The kid's own file (opened on demand) and registrations: k_reg()'s, then k_regn()'s words */
+/* The kid's own file (opened on demand), its registrations, the first one's file and index */
 static struct {
-	int own, nev, fd[NS_EVENTS];
-	__u32 idx[NS_EVENTS];
+	int own, nev, fd0;
+	__u32 idx0, words[NS_REGN_MAX + 8];
 } kid = { .own = -1 };
-static __u32 ns_words[NS_EVENTS + NS_REGN_MAX];
 
 static int kid_own(void)
 {
@@ -80,13 +70,16 @@ static int kid_own(void)
 
 static __s64 kid_reg(int fd, const char *cmd, int flags)
 {
+	__u32 idx;
 	int ret;
 
-	if (kid.nev == NS_EVENTS)
+	if (kid.nev == ARRAY_SIZE(kid.words))
 		return -ENOSPC;
-	ret = ue_reg(fd, cmd, &ns_words[kid.nev], 4, 0, flags, &kid.idx[kid.nev]);
-	if (!ret)
-		kid.fd[kid.nev++] = fd;
+	ret = ue_reg(fd, cmd, &kid.words[kid.nev], 4, 0, flags, &idx);
+	if (!ret && !kid.nev++) {
+		kid.fd0 = fd;
+		kid.idx0 = idx;
+	}
 	return ret;
 }
 
@@ -114,10 +107,10 @@ static __s64 k_write(const char *unused, int n)
 
 	if (!kid.nev)
 		return -EINVAL;
-	if (!ue_wait_bit(&ns_words[0], 4, 0, true))
+	if (!ue_wait_bit(&kid.words[0], 4, 0, true))
 		return -ETIMEDOUT;
 	for (val = 100; val < 100 + n; val++) {
-		ret = ue_emit(kid.fd[0], kid.idx[0], &val, sizeof(val));
+		ret = ue_emit(kid.fd0, kid.idx0, &val, sizeof(val));
 		if (ret < 0)
 			return ret;
 	}
@@ -128,15 +121,13 @@ static __s64 k_write(const char *unused, int n)
 static __s64 k_regn(const char *unused, int n)
 {
 	char cmd[64];
-	int i, ret;
+	int i, ret = 0;
 
-	for (i = 0; i < n && i < NS_REGN_MAX; i++) {
+	for (i = 0; i < n && !ret; i++) {
 		snprintf(cmd, sizeof(cmd), "uens_lim%d u32 x", i);
-		ret = ue_reg(kid_own(), cmd, &ns_words[NS_EVENTS + i], 4, 0, 0, NULL);
-		if (ret)
-			return i | (__s64)-ret << 8;
+		ret = k_reg(cmd, 0);
 	}
-	return i;
+	return ret ? (i - 1) | (__s64)-ret << 8 : i;
 }
 
 /* Which of ns_look[] the kid's user_events_status lists | Active << 8 */
@@ -154,14 +145,14 @@ static __s64 k_status(const char *unused, int unused2)
 	return mask | (__s64)active << 8;
 }
 
-/* Run commands until told to exit (0), the host is gone (1) or NS_KID_IDLE passes (2) */
+/* Run commands until told to exit (0), the host is gone (1) or 6 * UE_WAIT_SECS pass (2) */
 static int kid_main(int sock)
 {
 	struct ns_msg m;
 	__s64 ret;
 
 	for (;;) {
-		if (ns_recv(sock, &m, sizeof(m), NS_KID_IDLE))
+		if (ns_recv(sock, &m, sizeof(m), 6 * UE_WAIT_SECS))
 			return 2;
 		if (!m.fn)
 			return 0;
@@ -170,6 +161,13 @@ static int kid_main(int sock)
 			return 1;
 	}
 }
+
+struct ns_kid {
+	pid_t pid;
+	int sock;	/* the host's end */
+	unsigned long inum;
+	char sys[64], sys_multi[64];
+};
 
 /* The answer, or -ETIMEDOUT, -EPIPE */
 static __s64 ns_cmd(struct ns_kid *k, __s64 (*fn)(const char *, int), const char *str, int arg)
@@ -243,22 +241,17 @@ static int ns_spawn(struct ns_host *h, const char *reg, struct ns_kid **out)
 static int ns_exit(struct ns_kid *k)
 {
 	struct ns_msg m = { NULL };
-	struct timespec start;
-	pid_t pid = k->pid, got;
+	pid_t pid = k->pid;
 	int status;
+	char c;
 
 	if (pid <= 0)
 		return -1;
 	k->pid = 0;
-	ns_send(k->sock, &m, sizeof(m));
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	while (!(got = waitpid(pid, &status, WNOHANG)) && ue_elapsed(&start) <= UE_WAIT_SECS)
-		usleep(10000);	/* a bounded poll, not a synchronisation */
-	if (got != pid) {
+	/* its end of the socket closes as it exits */
+	if (ns_send(k->sock, &m, sizeof(m)) || ns_recv(k->sock, &c, 1, UE_WAIT_SECS) != -EPIPE)
 		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
-		return -1;
-	}
+	waitpid(pid, &status, 0);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
