@@ -1,17 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * user_events through tracefs dynamic_events: "u:NAME fields" creates a
- * persistent event; "-:NAME", "-:user_events/NAME", "!u:NAME" and
- * "!u:NAME fields" (only if the fields match) delete it.
+ * user_events through tracefs dynamic_events: "u:NAME fields" creates a persistent event;
+ * "-:NAME", "-:user_events/NAME", "!u:NAME" and "!u:NAME fields" (only if the fields match)
+ * delete it.  It is listed as "u:NAME type a; type b", each type as written (char[0x10]
+ * stays).  Grammar and matching are DIAG_IOCSREG's, but a delete's field list is split at
+ * white space only, as upstream does ("a;u64" is a word).
  *
- * The listing is "u:NAME type a; type b", each type as it was written
- * (char[0x10] stays char[0x10]).  The grammar and the text match with an
- * existing event are those of DIAG_IOCSREG, except that a delete's field
- * list is split at white space only, as upstream does ("a;u64" is a word).
- *
- * PARTLY EXPECTED TO FAIL ON UPSTREAM (6.12): there "-:NAME" and "!u:NAME"
- * without fields only match events without fields, and deletes right
- * after the last close see EBUSY (deferred reference drop).
+ * PARTLY EXPECTED TO FAIL ON UPSTREAM (6.12): there "-:NAME" and "!u:NAME" without fields only
+ * match events without fields, and deletes right after the last close see EBUSY.
  */
 #include "../kselftest_harness.h"
 #include "ue_util.h"
@@ -19,9 +15,7 @@
 /* Without both (2) creating and deleting fail with EPERM, even for uid 0 */
 static const int perfmon_caps[] = { CAP_PERFMON, CAP_SYS_ADMIN };
 
-FIXTURE(dyn) {
-	UE_FIXTURE_MEMBERS;
-};
+FIXTURE(dyn) { UE_FIXTURE_MEMBERS; };
 
 FIXTURE_SETUP(dyn)
 {
@@ -61,6 +55,23 @@ static bool deletes(const char *cmd, const char *name)
 	return !ue_dyn_cmd(cmd) && !ue_event_exists(UE_SYS, name) && !listed(name, NULL);
 }
 
+/* Each way to delete @name (fields "u32 a") fails with @err, without perfmon_caps if @nocap */
+static void no_delete(struct __test_metadata *_metadata, const char *name, int err, bool nocap)
+{
+	static const char * const fmts[] = { "-:%s", "-:user_events/%s", "!u:%s", "!u:%s u32 a" };
+	char cmd[128];
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(fmts); i++) {
+		snprintf(cmd, sizeof(cmd), fmts[i], name);
+		EXPECT_EQ(err, nocap ? ue_run_without_caps(perfmon_caps, 2, ue_cb_dyn, cmd) :
+			  ue_dyn_cmd(cmd)) TH_LOG("'%s'", cmd);
+	}
+	EXPECT_EQ(err, nocap ? ue_run_without_caps(perfmon_caps, 2, ue_cb_del, (void *)name) :
+		  ue_del_name(name));
+	EXPECT_TRUE(ue_event_exists(UE_SYS, name));
+}
+
 TEST_F(dyn, create_list_delete)
 {
 	char line[256];
@@ -95,38 +106,31 @@ TEST_F(dyn, persists_until_deleted)
 }
 
 /*
- * "; " between fields, nothing else around them, struct sizes; the types
- * themselves are listed as written (hexadecimal and octal array sizes,
- * text after the ']', any dynamic element type).  The listing round-trips:
+ * "; " between fields, nothing else around them, struct sizes; the types as written (hex and
+ * octal array sizes, text after the ']', any dynamic element type).  The listing round-trips:
  * it creates the same event again, and after a '!' deletes it.
  */
 TEST_F(dyn, canonical_listing)
 {
 	/* out: what follows "u:NAME" in the listing */
 	static const struct {
-		const char *name, *in, *out;
+		const char *in, *out;
 	} cases[] = {
-		{ "uet_dy_canon1", "u32 a;u64 b;", " u32 a; u64 b" },
-		{ "uet_dy_canon2", "char[0x14] a;  unsigned char[010] b",
-		  " char[0x14] a; unsigned char[010] b" },
-		{ "uet_dy_canon3", "struct my_s a 24;;\t unsigned int b",
-		  " struct my_s a 24; unsigned int b" },
-		{ "uet_dy_canon4",
-		  "__data_loc char[] a; __rel_loc unsigned char[] b;__rel_loc u8[] c",
+		{ "u32 a;u64 b;", " u32 a; u64 b" },
+		{ "char[0x14] a;  unsigned char[010] b", " char[0x14] a; unsigned char[010] b" },
+		{ "struct my_s a 24;;\t unsigned int b", " struct my_s a 24; unsigned int b" },
+		{ "__data_loc char[] a; __rel_loc unsigned char[] b;__rel_loc u8[] c",
 		  " __data_loc char[] a; __rel_loc unsigned char[] b; __rel_loc u8[] c" },
-		{ "uet_dy_canon5", "\ts8 a;\tunsigned short b;int c;",
-		  " s8 a; unsigned short b; int c" },
-		{ "uet_dy_canon6", "char[4]xy a", " char[4]xy a" },
-		{ "uet_dy_trip", "u16 a;char[0x8] b;struct x c 3",
-		  " u16 a; char[0x8] b; struct x c 3" },
-		{ "uet_dy_nofields", "", "" },
+		{ "\ts8 a;\tunsigned short b;int c;", " s8 a; unsigned short b; int c" },
+		{ "char[4]xy a", " char[4]xy a" },
+		{ "u16 a;char[0x8] b;struct x c 3", " u16 a; char[0x8] b; struct x c 3" },
+		{ "", "" },
 	};
-	const char *name;
-	char want[1200];	/* "!" + the listing */
+	char name[32], want[1200];	/* "!" + the listing */
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		name = cases[i].name;
+		snprintf(name, sizeof(name), "uet_dy_canon%d", i);
 		EXPECT_EQ(0, dyn_create(&self->t, name, cases[i].in)) TH_LOG("'%s'", cases[i].in);
 		EXPECT_TRUE(ue_event_exists(UE_SYS, name)) TH_LOG("%s", name);
 		snprintf(want, sizeof(want), "!u:%s%s", name, cases[i].out);
@@ -140,11 +144,8 @@ TEST_F(dyn, canonical_listing)
 TEST_F(dyn, delete_syntaxes)
 {
 	static const char * const dels[] = {
-		"-:uet_dy_del",
-		"-:user_events/uet_dy_del",
-		"!u:uet_dy_del",
-		"!u:uet_dy_del u32 a; u64 b",
-		"!u:uet_dy_del u32 a;   u64\t b;",
+		"-:uet_dy_del", "-:user_events/uet_dy_del", "!u:uet_dy_del",
+		"!u:uet_dy_del u32 a; u64 b", "!u:uet_dy_del u32 a;   u64\t b;",
 		"-:user_events_multi/uet_dy_del",	/* either system: upstream's rule */
 	};
 	int i;
@@ -180,7 +181,7 @@ TEST_F(dyn, delete_no_match)
 	EXPECT_TRUE(listed("uet_dy_nomatch", NULL));
 }
 
-/* Held by a registration, a write index or ftrace: EBUSY; let go: deleted */
+/* Held by a registration, a write index, ftrace or perf: EBUSY; let go: deleted */
 TEST_F(dyn, busy)
 {
 	int fd = ue_open_data();
@@ -188,24 +189,14 @@ TEST_F(dyn, busy)
 	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_busyreg", "u32 a"));
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ue_reg(fd, "uet_dy_busyreg u32 a", self->page, 4, 0, 0, NULL));
-	EXPECT_EQ(-EBUSY, ue_dyn_cmd("-:uet_dy_busyreg"));
-	EXPECT_EQ(-EBUSY, ue_dyn_cmd("-:user_events/uet_dy_busyreg"));
-	EXPECT_EQ(-EBUSY, ue_dyn_cmd("!u:uet_dy_busyreg"));
-	EXPECT_EQ(-EBUSY, ue_dyn_cmd("!u:uet_dy_busyreg u32 a"));
-	EXPECT_EQ(-EBUSY, ue_del_name("uet_dy_busyreg"));
-	/* the open fd's write index still uses the event */
+	no_delete(_metadata, "uet_dy_busyreg", -EBUSY, false);
 	ASSERT_EQ(0, ue_unreg(fd, self->page, 0));
-	EXPECT_EQ(-EBUSY, ue_dyn_cmd("-:uet_dy_busyreg"));
-	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_busyreg"));
+	no_delete(_metadata, "uet_dy_busyreg", -EBUSY, false);	/* the fd's write index */
 	close(fd);
 	EXPECT_TRUE(deletes("-:uet_dy_busyreg", "uet_dy_busyreg"));
-
 	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_busyft", "u32 a"));
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_dy_busyft"));
-	EXPECT_EQ(-EBUSY, ue_dyn_cmd("-:uet_dy_busyft"));
-	EXPECT_EQ(-EBUSY, ue_dyn_cmd("!u:uet_dy_busyft u32 a"));
-	EXPECT_EQ(-EBUSY, ue_del_name("uet_dy_busyft"));
-	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_busyft"));
+	no_delete(_metadata, "uet_dy_busyft", -EBUSY, false);
 	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_dy_busyft", false));
 	EXPECT_TRUE(deletes("-:uet_dy_busyft", "uet_dy_busyft"));
 }
@@ -218,20 +209,15 @@ TEST_F(dyn, busy_perf)
 	if (self->perf_fd < 0 && errno == ENOENT)
 		SKIP(return, "perf tracepoint events not available");
 	ASSERT_LE(0, self->perf_fd) TH_LOG("perf_event_open: %s", strerror(errno));
-	EXPECT_EQ(-EBUSY, ue_dyn_cmd("-:uet_dy_busyperf"));
-	EXPECT_EQ(-EBUSY, ue_del_name("uet_dy_busyperf"));
+	no_delete(_metadata, "uet_dy_busyperf", -EBUSY, false);
 	close(self->perf_fd);
 	self->perf_fd = -1;
 	EXPECT_TRUE(deletes("-:uet_dy_busyperf", "uet_dy_busyperf"));
 }
 
-/* Creating and deleting need CAP_PERFMON or CAP_SYS_ADMIN */
+/* Creating and deleting need CAP_PERFMON or CAP_SYS_ADMIN; either alone is enough */
 TEST_F(dyn, capabilities)
 {
-	static const char * const dels[] = {
-		"-:uet_dy_nocapdel", "-:user_events/uet_dy_nocapdel",
-		"!u:uet_dy_nocapdel", "!u:uet_dy_nocapdel u32 a",
-	};
 	int i;
 
 	ue_track_del(&self->t, "uet_dy_nocap");
@@ -239,14 +225,9 @@ TEST_F(dyn, capabilities)
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_nocap"));
 	EXPECT_FALSE(listed("uet_dy_nocap", NULL));
 	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_nocapdel", "u32 a"));
-	for (i = 0; i < ARRAY_SIZE(dels); i++)
-		EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, 2, ue_cb_dyn, (void *)dels[i]))
-			TH_LOG("'%s'", dels[i]);
-	EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, 2, ue_cb_del, "uet_dy_nocapdel"));
-	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_nocapdel"));
+	no_delete(_metadata, "uet_dy_nocapdel", -EPERM, true);
 	EXPECT_TRUE(listed("uet_dy_nocapdel", NULL));
 	EXPECT_EQ(0, ue_dyn_cmd("-:uet_dy_nocapdel"));
-	/* either capability alone is enough, to create and to delete */
 	ue_track_del(&self->t, "uet_dy_onecap");
 	for (i = 0; i < 2; i++) {
 		EXPECT_EQ(0, ue_run_without_caps(perfmon_caps + i, 1, ue_cb_dyn,
@@ -266,23 +247,17 @@ TEST_F(dyn, same_parser_as_ioctl)
 	static const char * const cmds[] = {
 		"uet_dy_p0 u8 a; s8 b; u16 c; s16 d; u32 e; s32 f; u64 g; s64 h",
 		"uet_dy_p1 char a; unsigned char b; short c; unsigned short d",
-		"uet_dy_p2 int a; unsigned int b",
+		"uet_dy_p2 int a; unsigned int b", "uet_dy_p5 struct s a 20",
 		"uet_dy_p3 char[20] a; unsigned char[0x14] b; char[024] c",
 		"uet_dy_p4 __data_loc char[] a; __rel_loc unsigned char[] b",
-		"uet_dy_p5 struct s a 20",
-		"uet_dy_p6 u32 a;;u32 b;",
-		"_uet_dy_p7",
-		"uet_dy_P8_9 u32 _x9",
+		"uet_dy_p6 u32 a;;u32 b;", "_uet_dy_p7", "uet_dy_P8_9 u32 _x9",
 		/* any name up to the first space, any field name */
-		"uet_dy.p9 u32 a",
-		"9uet_dy_p10 u32 9a",
-		"uet-dy-p11 u32 a-b",
+		"uet_dy.p9 u32 a", "9uet_dy_p10 u32 9a", "uet-dy-p11 u32 a-b",
 		/* dynamic fields of any element type, text after ']' */
 		"uet_dy_p12 __data_loc char[4] a; __rel_loc u8[] b",
 		"uet_dy_p13 __rel_loc u32[] a; __data_loc foo b",
 		"uet_dy_p14 char[4]xyzab a",	/* 7 bytes after '[' */
-		"uet_dy_p15 struct s a 100000",
-		"uet_dy_p16 u32 a; struct s b 65536; char[1024] c",
+		"uet_dy_p15 struct s a 100000", "uet_dy_p16 u32 a; struct s b 65536; char[1024] c",
 		/* invalid */
 		"uet_dy_bad u128 a", "uet_dy_bad long a", "uet_dy_bad u32",
 		"uet_dy_bad u32 a b", "uet_dy_bad unsigned u32 a", "uet_dy_bad char[0] a",
@@ -314,9 +289,8 @@ TEST_F(dyn, same_parser_as_ioctl)
 }
 
 /*
- * Name length, command length and field count limits through both: the
- * only one is DIAG_IOCSREG's 511 bytes; a dynamic_events line may be
- * longer, as upstream takes it.
+ * Name length, command length and field count limits through both: the only one is
+ * DIAG_IOCSREG's 511 bytes; a dynamic_events line may be longer, as upstream takes it.
  */
 TEST_F(dyn, same_limits_as_ioctl)
 {
@@ -407,20 +381,16 @@ TEST_F(dyn, ioctl_matches_dyn_event)
 		"uet_dy_match  u32 a;char[16] b;struct s c 8;",
 		"uet_dy_match u32\ta;  char[16]   b; struct  s  c\t8",
 	};
+	/* the fields of the other events of that name */
 	static const char * const other[] = {
-		"uet_dy_match u32 a",
-		"uet_dy_match",
-		"uet_dy_match u32 a; char[0x10] b; struct s c 8",
-		"uet_dy_match u32 a ; char[16] b; struct s c 8",
-		"uet_dy_match u32 a;; char[16] b; struct s c 8",
-		"uet_dy_match u32 a; char[17] b; struct s c 8",
-		"uet_dy_match u32 a; char[16] b; struct s c 9",
-		"uet_dy_match u32 a; char[16] b; struct t c 8",
-		"uet_dy_match s32 a; char[16] b; struct s c 8",
-		"uet_dy_match u32 x; char[16] b; struct s c 8",
-		"uet_dy_match char[16] b; u32 a; struct s c 8",
+		" u32 a", "", " u32 a; char[0x10] b; struct s c 8",
+		" u32 a ; char[16] b; struct s c 8", " u32 a;; char[16] b; struct s c 8",
+		" u32 a; char[17] b; struct s c 8", " u32 a; char[16] b; struct s c 9",
+		" u32 a; char[16] b; struct t c 8", " s32 a; char[16] b; struct s c 8",
+		" u32 x; char[16] b; struct s c 8", " char[16] b; u32 a; struct s c 8",
 	};
 	__u32 idx[ARRAY_SIZE(same)];
+	char cmd[64];
 	int i, id;
 
 	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_match", "u32 a;char[16] b;struct s c 8"));
@@ -431,16 +401,15 @@ TEST_F(dyn, ioctl_matches_dyn_event)
 			TH_LOG("'%s'", same[i]);
 		EXPECT_EQ(idx[0], idx[i]);
 	}
-	for (i = 0; i < ARRAY_SIZE(other); i++)
-		EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, other[i], self->page, 4, 16 + i, 0,
-					      NULL)) TH_LOG("'%s'", other[i]);
+	for (i = 0; i < ARRAY_SIZE(other); i++) {
+		snprintf(cmd, sizeof(cmd), "uet_dy_match%s", other[i]);
+		EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, cmd, self->page, 4, 16 + i, 0, NULL))
+			TH_LOG("'%s'", cmd);
+	}
 	EXPECT_EQ(id, ue_event_id(UE_SYS, "uet_dy_match"));
 }
 
-/*
- * "u:" for an event that exists through the ioctl shares it, as upstream
- * does: it does not make it persist, so it goes with its last user.
- */
+/* "u:" for an event of the ioctl shares it, as upstream: it still goes with its last user */
 TEST_F(dyn, dyn_matches_ioctl_event)
 {
 	int fd = ue_open_data(), id;
