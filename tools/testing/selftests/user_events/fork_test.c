@@ -1,13 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * user_events ABI: enable registrations across fork(), exec(), threads,
- * CLONE_VM children and a user_events_data fd passed to another process.
- * Processes synchronise through a socketpair; enable bits that the kernel
- * may update asynchronously are polled with a bounded loop.
+ * user_events ABI: enable registrations across fork(), exec(), threads, CLONE_VM children and
+ * a user_events_data fd passed to another process.  Processes synchronise through a
+ * socketpair; enable bits the kernel may update asynchronously are polled, bounded.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include <sys/socket.h>
 
 #include "../kselftest_harness.h"
@@ -16,7 +12,6 @@
 #define EXEC_CHILD_ARG	"--ue-exec-child"
 #define EXEC_CMD	"uet_fk_exec u32 a"
 #define EXEC_BIT	3
-
 #define MSG_GO		'g'
 #define MSG_OK		'y'
 #define MSG_SKIP	's'
@@ -27,7 +22,7 @@ static void send_msg(int fd, char msg)
 		_exit(100);
 }
 
-/* Blocking read of one message; 0 when the peer went away. */
+/* Blocking read of one message; 0 when the peer went away */
 static char recv_msg(int fd)
 {
 	char msg;
@@ -58,7 +53,7 @@ static int child_status(pid_t pid)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-/* Enable (tracked) or disable @name and wait until bit @bit of @w follows. */
+/* Enable (tracked) or disable @name and wait until bit @bit of @w follows */
 static bool toggle(struct ue_track *t, const char *name, bool on, void *w, int size, int bit)
 {
 	if (on ? ue_track_enable(t, UE_SYS, name) : ue_set_enable(UE_SYS, name, false))
@@ -66,9 +61,7 @@ static bool toggle(struct ue_track *t, const char *name, bool on, void *w, int s
 	return ue_wait_bit(w, size, bit, on);
 }
 
-FIXTURE(fork) {
-	UE_FIXTURE_MEMBERS;
-};
+FIXTURE(fork) { UE_FIXTURE_MEMBERS; };
 
 FIXTURE_SETUP(fork)
 {
@@ -86,10 +79,9 @@ static bool word_is(const void *w, int size, __u64 val)
 }
 
 /*
- * The child's copy of the enable word @w, which this process registered for @name, follows the
- * event state just like the parent's, other bits (@other) kept.  With @at_once (a present page,
- * which fork() left write-protected for copy-on-write), the parent's bit follows before the
- * enable write returns.
+ * The child's copy of the enable word @w this process registered for @name follows the event
+ * like the parent's, other bits (@other) kept.  With @at_once (a present page, write-protected
+ * by fork() for copy-on-write) the parent's bit follows before the enable write returns.
  */
 static void inherit(struct __test_metadata *_metadata, struct ue_track *t, const char *name,
 		    void *w, int size, int bit, __u64 other, bool at_once)
@@ -154,7 +146,6 @@ TEST_F(fork, parent_unreg_child_keeps)
 			_exit(1);
 		_exit(*w == 0 ? 0 : 2);
 	}
-
 	ASSERT_EQ(0, ue_unreg(self->t.fd, w, 0));
 	/* a parent-only registration (w + 1) shows when updates happened */
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_fk_punreg u32 a", w + 1, 4, 0, NULL));
@@ -184,54 +175,49 @@ TEST_F(fork, child_unreg_parent_keeps)
 			_exit(2);
 		_exit(*w == 0 ? 0 : 3);
 	}
-
 	ASSERT_EQ(MSG_OK, recv_msg(fd));
 	ASSERT_TRUE(toggle(&self->t, "uet_fk_cunreg", true, w, 4, 2));
 	send_msg(fd, MSG_GO);
 	EXPECT_EQ(0, child_status(pid));
 }
 
-/* A page at @addr exactly, or MAP_FAILED */
+/* A page at @addr exactly, or NULL */
 static void *map_at(uintptr_t addr)
 {
 	void *p = mmap((void *)addr, getpagesize(), PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 
-	if (p != MAP_FAILED && p != (void *)addr) {
+	if (p != MAP_FAILED && p != (void *)addr)
 		munmap(p, getpagesize());
-		p = MAP_FAILED;
-	}
-	return p;
+	return p == (void *)addr ? p : NULL;
 }
 
-/* A page at a fixed address, so that an exec()ed image can map it again. */
+/*
+ * A page at a fixed address, so that an exec()ed image can map it again: high ones first;
+ * the low ones fit 32-bit and 39-bit VA spaces, those beyond a 32-bit pointer do not count.
+ */
 static void *map_fixed_page(void)
 {
-	/* high ones first; the low ones fit 32-bit and 39-bit VA spaces */
 	static const unsigned long long hints[] = {
 		0x2a0000000000ull, 0x3b0000000000ull, 0x4c0000000000ull,
 		0x2a000000ull, 0x3b000000ull, 0x4c000000ull,
 	};
-	void *page = MAP_FAILED;
+	void *page = NULL;
 	int i;
 
-	/* those beyond a 32-bit pointer do not count */
-	for (i = 0; i < ARRAY_SIZE(hints) && page == MAP_FAILED; i++)
+	for (i = 0; i < ARRAY_SIZE(hints) && !page; i++)
 		if (hints[i] == (uintptr_t)hints[i])
 			page = map_at(hints[i]);
-	return page == MAP_FAILED ? NULL : page;
+	return page;
 }
 
-/*
- * The exec()ed image (argv: EXEC_CHILD_ARG <addr> <socket fd>) maps the page registered before the
- * exec: that must be gone, the bit free again.
- */
+/* The exec()ed image (EXEC_CHILD_ARG <addr> <socket fd>): the registration is gone */
 static int exec_child(char **argv)
 {
 	__u32 *w = map_at(strtoull(argv[2], NULL, 0));
 	int sock = atoi(argv[3]), fd;
 
-	if (w == MAP_FAILED) {
+	if (!w) {
 		send_msg(sock, MSG_SKIP);
 		return 0;
 	}
@@ -268,7 +254,6 @@ TEST_F(fork, exec_drops)
 		execl("/proc/self/exe", "fork_test", EXEC_CHILD_ARG, addr, sock, (char *)NULL);
 		_exit(20);
 	}
-
 	msg = recv_msg(fd);
 	if (msg == MSG_SKIP) {
 		child_status(pid);
@@ -342,7 +327,7 @@ TEST_F(fork, mm_shares)
 		  clone_reg);
 }
 
-/* Send @fd over the unix socket @sock with SCM_RIGHTS, or receive one. */
+/* Send @fd over the unix socket @sock with SCM_RIGHTS, or receive one */
 static int pass_fd(int sock, int fd, bool send)
 {
 	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 }, byte = 'f';
@@ -369,7 +354,7 @@ static int pass_fd(int sock, int fd, bool send)
 	return fd;
 }
 
-/* Same address in both processes after fork(): only one may change. */
+/* Same address in both processes after fork(): only one may change */
 static __u32 scm_word;
 
 /*
@@ -378,7 +363,6 @@ static __u32 scm_word;
  */
 TEST(scm_rights_fd_updates_caller)
 {
-	const char *name = "uet_fork_scm";
 	int sock, fd, own;
 	pid_t pid;
 
@@ -397,15 +381,13 @@ TEST(scm_rights_fd_updates_caller)
 	}
 	fd = pass_fd(sock, -1, false);
 	ASSERT_GE(fd, 0);
-
 	ASSERT_EQ(0, ue_reg(fd, "uet_fork_scm u32 a", &scm_word, 4, 5, 0, NULL));
-	ASSERT_EQ(0, ue_set_enable(UE_SYS, name, true));
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_fork_scm", true));
 	EXPECT_TRUE(ue_wait_bit(&scm_word, 4, 5, true));
 	/* the opener's copy of the word was never touched */
 	send_msg(sock, MSG_GO);
 	EXPECT_EQ(0, child_status(pid));
-
-	EXPECT_EQ(0, ue_set_enable(UE_SYS, name, false));
+	EXPECT_EQ(0, ue_set_enable(UE_SYS, "uet_fork_scm", false));
 	EXPECT_TRUE(ue_wait_bit(&scm_word, 4, 5, false));
 	EXPECT_EQ(0, ue_unreg(fd, &scm_word, 5));
 	close(fd);
