@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * user_events: USER_EVENT_REG_MULTI_FORMAT.  Each (name, format) pair registered with the flag is
- * one event of the user_events_multi system, NAME.<hex id>, shared by all who register the same
- * pair; other formats get other versions, independent of the single-format event of the name.
+ * user_events: USER_EVENT_REG_MULTI_FORMAT.  Each (name, format) registered with the flag is one
+ * event NAME.<hex id> of user_events_multi, shared by all who register it; other formats get
+ * other versions, independent of the single-format event of the name.
  *
  * PARTLY EXPECTED TO FAIL ON UPSTREAM (6.12): it does not list versions in dynamic_events under
  * their tracepoint names, accepts "u:NAME.<hex>", and removes unused events and deletes only after
  * a delay (EBUSY).
  */
+#include <sys/socket.h>
+
 #include "ue_util.h"
 #include "../kselftest_harness.h"
 
@@ -62,27 +64,22 @@ TEST_F(multi, system_and_name)
 TEST_F(multi, same_format_shared)
 {
 	char tp[UE_NAME_MAX] = "", tp2[UE_NAME_MAX] = "", c = 0;
-	int go[2], done[2], status, ret, fd2, id;
+	int sv[2], status, ret, fd2, id;
 	__u32 word = 0;
 	pid_t pid;
 
-	ASSERT_EQ(0, pipe(go));
-	ASSERT_EQ(0, pipe(done));
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		close(go[0]);
-		close(done[1]);
 		ret = ue_reg(ue_open_data(), "uet_mu_shared u32 a; u64 b", &word, 4, 0, MULTI,
 			     NULL);
 		c = ret ? 'E' : 'R';
-		if (write(go[1], &c, 1) != 1 || read(done[0], &c, 1) != 1)
+		if (write(sv[1], &c, 1) != 1 || read(sv[1], &c, 1) != 1)
 			_exit(2);
 		_exit(ret ? 1 : 0);
 	}
-	close(go[1]);
-	close(done[0]);
-	ASSERT_EQ(1, read(go[0], &c, 1));
+	ASSERT_EQ(1, read(sv[0], &c, 1));
 	ASSERT_EQ('R', c);
 	ASSERT_EQ(1, ue_multi_versions("uet_mu_shared", "a", tp, sizeof(tp)));
 	id = ue_event_id(UE_SYS_MULTI, tp);
@@ -96,12 +93,12 @@ TEST_F(multi, same_format_shared)
 	EXPECT_STREQ(tp, tp2);
 	EXPECT_EQ(id, ue_event_id(UE_SYS_MULTI, tp));
 	/* The child goes away; our registrations keep the tracepoint */
-	ASSERT_EQ(1, write(done[1], &c, 1));
+	ASSERT_EQ(1, write(sv[0], &c, 1));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	EXPECT_TRUE(ue_event_exists(UE_SYS_MULTI, tp));
-	close(go[0]);
-	close(done[1]);
+	close(sv[0]);
+	close(sv[1]);
 	ue_track_cleanup(&self->t);
 	close(fd2);
 	EXPECT_FALSE(ue_event_exists(UE_SYS_MULTI, tp));
