@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * user_events as a drop-in for upstream 6.12: the registrations deployed
- * clients send (OpenTelemetry exporters, the .NET runtime, EventHeader
- * providers), payload sizes per consumer, strings, names, the sysctl, and
- * registrations owned by the address space, not the registering thread.
+ * user_events as a drop-in for upstream 6.12: the registrations deployed clients send
+ * (OpenTelemetry exporters, the .NET runtime, EventHeader providers), payload sizes per
+ * consumer, strings, names, the sysctl, and registrations owned by the address space, not the
+ * registering thread.
  */
 #include <pthread.h>
 #include <stddef.h>
@@ -66,7 +66,7 @@ static void di_client(struct __test_metadata *_metadata, struct _test_data_di *s
 	free(text);
 }
 
-/* OpenTelemetry's metrics exporter: binary protobuf in __rel_loc u8[]. */
+/* OpenTelemetry's metrics exporter: binary protobuf in __rel_loc u8[] */
 TEST_F(di, otlp_metrics)
 {
 	/* naturally aligned: 22 bytes, without the tail padding */
@@ -81,7 +81,7 @@ TEST_F(di, otlp_metrics)
 		  &p, offsetof(typeof(p), bytes) + sizeof(p.bytes));
 }
 
-/* The .NET runtime: two binary __rel_loc u8[] blobs without NULs. */
+/* The .NET runtime: two binary __rel_loc u8[] blobs without NULs */
 TEST_F(di, dotnet_runtime)
 {
 	__u32 ext_loc = DYN_LOC(4, 3), data_loc = DYN_LOC(3, 5);
@@ -96,7 +96,7 @@ TEST_F(di, dotnet_runtime)
 		  "__rel_loc u8[] extension; __rel_loc u8[] payload", p, sizeof(p));
 }
 
-/* EventHeader names reach 255 bytes: plain and multi-format. */
+/* EventHeader names reach 255 bytes: plain and multi-format */
 TEST_F(di, eventheader_long_name)
 {
 	char name[256], cmd[300];
@@ -113,7 +113,7 @@ TEST_F(di, eventheader_long_name)
 	EXPECT_NE(idx, idx2);
 }
 
-/* A payload of 5,000 bytes reaches a perf-only consumer (perf holds 8 KiB). */
+/* A payload of 5,000 bytes reaches a perf-only consumer (perf holds 8 KiB) */
 TEST_F(di, perf_takes_large_payload)
 {
 	size_t len = 5000;
@@ -171,7 +171,7 @@ TEST_F(di, sizes_per_consumer)
 	free(p);
 }
 
-/* "unsigned char" is a char type: its dynamic strings need their NUL. */
+/* "unsigned char" is a char type: its dynamic strings need their NUL */
 TEST_F(di, unsigned_char_string_needs_nul)
 {
 	struct {
@@ -185,7 +185,7 @@ TEST_F(di, unsigned_char_string_needs_nul)
 	EXPECT_EQ((ssize_t)sizeof(p) + 4, ue_emit(self->t.fd, idx, &p, sizeof(p)));
 }
 
-/* Names: upstream's rules, and the names tracefs could not show. */
+/* Names: upstream's rules, and the names tracefs could not show */
 TEST_F(di, names)
 {
 	static const char * const ok[] = { "uet_di-dash.dot", "1uet_di_digit", "uet_di_%$*?" };
@@ -203,7 +203,7 @@ TEST_F(di, names)
 			TH_LOG("'%s'", bad[i]);
 }
 
-/* An address nothing can write is refused, and leaves no write index. */
+/* An address nothing can write is refused, and leaves no write index */
 TEST_F(di, unwritable_enable_addr)
 {
 	void *ro = ue_map_page(PROT_READ);
@@ -216,7 +216,7 @@ TEST_F(di, unwritable_enable_addr)
 	munmap(ro, getpagesize());
 }
 
-/* kernel.user_events_max=0 freezes the creation of new events. */
+/* kernel.user_events_max=0 freezes the creation of new events */
 TEST_F(di, max_zero)
 {
 	char *old = ue_read_all(MAX_PATH);
@@ -231,10 +231,7 @@ TEST_F(di, max_zero)
 	free(old);
 }
 
-/*
- * A malformed command says what and where in tracing/error_log, with the
- * caret under the bad text: through dynamic_events and DIAG_IOCSREG.
- */
+/* A malformed command says what and where in error_log, through dynamic_events and ioctl */
 TEST_F(di, error_log)
 {
 	static const struct {
@@ -354,7 +351,7 @@ TEST_F(di, mm_owned_thread_alive)
 	mm_owned_fork(_metadata, &self->t, self->page, true);
 }
 
-/* After the last thread exits, its unused event is gone at once. */
+/* After the last thread exits, its unused event is gone at once, not later */
 TEST_F(di, mm_owned_gone_with_process)
 {
 	int status;
@@ -365,7 +362,6 @@ TEST_F(di, mm_owned_gone_with_process)
 		_exit(ue_reg_in_thread(ue_open_data(), "uet_di_mm u32 a", self->page, 0) ? 1 : 0);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
-	/* unused now: removed with the process, not later */
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_di_mm"));
 }
 

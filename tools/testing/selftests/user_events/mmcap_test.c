@@ -10,8 +10,7 @@
 
 #define MM_CAP		65536
 
-FIXTURE(mmcap) {
-};
+FIXTURE(mmcap) {};
 
 FIXTURE_SETUP(mmcap)
 {

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * user_events: USER_EVENT_REG_PERSIST and registration flags.  A persistent
- * event outlives its users until DIAG_IOCSDEL or a dynamic_events delete;
- * the flag and such deletes need CAP_PERFMON or CAP_SYS_ADMIN.  Unknown
- * flags are EINVAL, so programs retry without them.
+ * user_events: USER_EVENT_REG_PERSIST and registration flags.  A persistent event outlives its
+ * users until DIAG_IOCSDEL or a dynamic_events delete; the flag and such deletes need
+ * CAP_PERFMON or CAP_SYS_ADMIN.  Unknown flags are EINVAL, so programs retry without them.
  *
- * EXPECTED TO FAIL ON UPSTREAM (6.12): it drops an event's last reference
- * after a delay (EBUSY on a delete right after the last close).
+ * EXPECTED TO FAIL ON UPSTREAM (6.12): it drops an event's last reference after a delay (EBUSY
+ * on a delete right after the last close).
  */
 #include "ue_util.h"
 #include "../kselftest_harness.h"
@@ -14,7 +13,6 @@
 #define PERSIST USER_EVENT_REG_PERSIST
 
 static const int perfmon_caps[] = { CAP_PERFMON, CAP_SYS_ADMIN };
-#define NCAPS ARRAY_SIZE(perfmon_caps)
 
 FIXTURE(persist) { UE_FIXTURE_MEMBERS; };
 
@@ -78,10 +76,7 @@ TEST_F(persist, survives_last_user)
 	EXPECT_EQ(-ENOENT, ue_del_name("uet_pe_survive"));
 }
 
-/*
- * The flag on a registration that finds the (non-persistent) event shares
- * it and changes nothing, as upstream: the event goes with its last user.
- */
+/* The flag on a registration that finds a non-persistent event changes nothing, as upstream */
 TEST_F(persist, flag_on_existing_event)
 {
 	int fd = ue_open_data();
@@ -171,23 +166,23 @@ TEST_F(persist, capabilities)
 	int i;
 
 	ue_track_del(&self->t, "uet_pe_nocap");
-	EXPECT_EQ(-EPERM, nocap_reg(perfmon_caps, NCAPS, "uet_pe_nocap u32 a", PERSIST));
+	EXPECT_EQ(-EPERM, nocap_reg(perfmon_caps, 2, "uet_pe_nocap u32 a", PERSIST));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_nocap"));
-	EXPECT_EQ(-EPERM, nocap_reg(perfmon_caps, NCAPS, "uet_pe_nocap u32 a",
+	EXPECT_EQ(-EPERM, nocap_reg(perfmon_caps, 2, "uet_pe_nocap u32 a",
 				    PERSIST | USER_EVENT_REG_MULTI_FORMAT));
-	EXPECT_EQ(0, nocap_reg(perfmon_caps, NCAPS, "uet_pe_nocap u32 a", 0));
+	EXPECT_EQ(0, nocap_reg(perfmon_caps, 2, "uet_pe_nocap u32 a", 0));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_nocap"));
 	/* even if the event already exists and persists */
 	ASSERT_EQ(0, reg_once("uet_pe_nocap u32 a", PERSIST));
-	EXPECT_EQ(-EPERM, nocap_reg(perfmon_caps, NCAPS, "uet_pe_nocap u32 a", PERSIST));
-	EXPECT_EQ(0, nocap_reg(perfmon_caps, NCAPS, "uet_pe_nocap u32 a", 0));
+	EXPECT_EQ(-EPERM, nocap_reg(perfmon_caps, 2, "uet_pe_nocap u32 a", PERSIST));
+	EXPECT_EQ(0, nocap_reg(perfmon_caps, 2, "uet_pe_nocap u32 a", 0));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_pe_nocap"));
 	/* persistent and unused: only a holder of a capability deletes it */
-	EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, NCAPS, ue_cb_del, "uet_pe_nocap"));
+	EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, 2, ue_cb_del, "uet_pe_nocap"));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_pe_nocap"));
 	EXPECT_EQ(0, ue_del_name("uet_pe_nocap"));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_nocap"));
-	EXPECT_EQ(-ENOENT, ue_run_without_caps(perfmon_caps, NCAPS, ue_cb_del, "uet_pe_nocap"));
+	EXPECT_EQ(-ENOENT, ue_run_without_caps(perfmon_caps, 2, ue_cb_del, "uet_pe_nocap"));
 	/* CAP_PERFMON without CAP_SYS_ADMIN, then the other way round */
 	ue_track_del(&self->t, "uet_pe_onecap");
 	for (i = 1; i >= 0; i--) {

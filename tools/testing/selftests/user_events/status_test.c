@@ -1,15 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * user_events ABI: the user_events_status file, event lines
- * "name [# Used by ftrace perf]", a blank line, then "Active: N", "Busy: M".
- */
+/* user_events_status: "name [# Used by ftrace perf]" lines, a blank line, "Active: N", "Busy: M" */
 #include "ue_util.h"
 #include "../kselftest_harness.h"
 
 /*
- * Parse a snapshot: a blank line ends the event lines, only the two
- * counters follow, they count the lines and the commented lines.  Other
- * events come and go concurrently: each snapshot must only be consistent.
+ * Parse a snapshot: a blank line ends the event lines, only the two counters follow, they count
+ * the lines and the commented lines.  Other events come and go: each snapshot must be consistent.
  */
 static void check_status(struct __test_metadata *_metadata, int min_active, int min_busy)
 {
@@ -88,10 +84,7 @@ TEST_F(status, used_by_perf)
 	expect_line(_metadata, "uet_st_perf", "uet_st_perf");
 }
 
-/*
- * An event whose users are gone while ftrace holds it stays until ftrace
- * lets go, then is unlisted at once (nothing deferred to the background).
- */
+/* An event ftrace holds stays after its users until ftrace lets go, then goes at once */
 TEST_F(status, tracer_held_event_leaves_with_tracer)
 {
 	int fd = ue_open_data();
