@@ -1,65 +1,60 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * The user_events fuzzer: fuzz_test.c (batches, the test), fz_gen.c
- * (generator), fz_oracle.c (expected results), fz_case_*.c (the cases).
- */
+/* The user_events fuzzer: fuzz_test.c, fz_gen.c (generator), fz_oracle.c, fz_case_*.c */
 #ifndef _UE_FUZZ_H
 #define _UE_FUZZ_H
 
 #include "ue_util.h"
 
-#define FZ_SEED		0x75e5eedull
-#define FZ_CASES	100000
-#define FZ_BATCH	5000
 #define FZ_PREFIX	"uet_fz"
 #define FZ_CMD_MAX	511	/* longest command the kernel takes */
 #define FZ_NAME_MAX	4096	/* a name: up to a dynamic_events line */
-#define FZ_REG_SIZE	((__u32)sizeof(struct user_reg))
-#define FZ_UNREG_SIZE	((__u32)sizeof(struct user_unreg))
 #define FZ_IOV_MAX	1024	/* UIO_MAXIOV */
 #define FZ_PERF_MAX	(8192 - 12)	/* payload of a perf sample */
 #define FZ_LIVE_MAX	200	/* live fuzz registrations per batch */
 #define FZ_NAMES_MAX	128	/* persistent names before a clean up */
 #define FZ_SHARED	8	/* "uet_fz_n<k>" names shared by cases */
 #define FZ_KERNEL1	0xffffffff81000000ull
-#define FZ_NONCANON	0x8000000000000000ull
-#define FZ_TMP_SIZE	((1 << 17) + 64)
 #define FZ_ERRNO_MAX	128
 
-/*
- * Set by fz_setup(): sizeof(struct trace_entry) (a format file), the largest
- * payload ftrace holds (a page less 24 bytes and the entry), an address kept
- * unmapped, a pointer of the program's width no write() reads through.
- */
+/* fz_setup(): sizeof(struct trace_entry) (a format file), the largest payload ftrace holds */
 extern __u32 fz_entry, fz_payload_max;
-extern __u64 fz_unmapped;
-extern char *fz_kptr;
+extern __u64 fz_unmapped;	/* kept unmapped */
+extern char *fz_kptr;		/* of the program's width, no write() reads through it */
+extern char fz_tmp[];		/* a payload: up to a page less 32 bytes + 4136 */
+
+static inline int fz_min(int a, int b)
+{
+	return a < b ? a : b;
+}
 
 enum fz_op { OP_REG, OP_UNREG, OP_WRITE, OP_WRITEV, OP_DEL, OP_DYN, OP_MISC, OP_NR };
 
-/* Allowed results: bit e for errno e, bit 0 for success */
-struct fz_set {
+struct fz_set {			/* allowed results: bit e for errno e, bit 0 for success */
 	__u64 m[2];
 };
 
-/* Defects of a case: none: success; one: its errno; more: documented set */
+/* No defect: success; one: its errno; more (or unknown): the documented set */
 struct fz_want {
 	int ndef, err;		/* count, errno of the last one */
-	bool unknown;		/* outcome not predictable: documented set */
+	bool unknown;
 	struct fz_set extra;	/* allowed besides the prediction */
 };
 
-enum { FK_SCALAR, FK_ARRAY, FK_STRUCT, FK_DL, FK_RL };	/* field kinds */
+/* A row of a table of choices: its share in percent, the errno it plants (0: none) */
+struct fz_kind {
+	int pct, err;
+};
+
+enum { FK_FIXED, FK_DL, FK_RL };	/* field kinds (0: fixed size) */
 
 struct fz_target {
-	const char *cmd, *name;
+	const char *cmd;
 	__u16 flags;
 	bool perf;
-	int nf;
 	struct { int kind, size; bool str; } f[4];	/* str: NUL ended */
-	int size;		/* fixed part */
+	int nf, size;		/* fields, fixed part: by fz_setup() */
 	__u32 idx;
-	char tp[UE_NAME_MAX];	/* tracefs name */
+	char name[UE_NAME_MAX], tp[UE_NAME_MAX];	/* tp: tracefs name */
 };
 
 struct fz_live {
@@ -90,48 +85,41 @@ struct fz_ctx {
 struct fz_cmd {
 	char buf[1200];
 	int len;		/* bytes, without the NUL the kernel sees */
-	char name[FZ_NAME_MAX + 64];
 	bool shared;		/* name of FZ_SHARED, or of a target */
-	bool has_f0;		/* the first field is named "f0" */
 	bool lead_ws;		/* white space before the name: EINVAL */
 	bool too_long;		/* over FZ_CMD_MAX: EINVAL for the ioctl */
 	bool mutated;
-	struct fz_want w;	/* parse defects (EINVAL) */
+	struct fz_want w;	/* parse defects */
 };
 
 extern struct fz_target fz_targets[];
 extern const int fz_ntargets;
 extern const char * const fz_op_name[];
-extern const int fz_reg_errs[], fz_unreg_errs[], fz_write_errs[],
-	fz_del_errs[], fz_dyn_errs[], fz_enoent[], fz_enoent_ebusy[];
-extern __u64 fz_unreg_addrs[];
-extern char fz_tmp[FZ_TMP_SIZE];
 
 /* fz_oracle.c */
 const char *fz_errname(int e);
 void fz_set_add(struct fz_set *s, int err);
 struct fz_set fz_set_of(const int *errs);
-struct fz_set fz_only(int err);
 void fz_defect(struct fz_want *w, int err);
 __printf(2, 3) void fz_fail(struct fz_ctx *c, const char *fmt, ...);
 __printf(5, 6) bool fz_check(struct fz_ctx *c, enum fz_op op, long ret,
 			     struct fz_set s, const char *fmt, ...);
-struct fz_set fz_expect(struct fz_ctx *c, const struct fz_want *w, const int *doc);
+struct fz_set fz_expect(struct fz_ctx *c, const struct fz_want *w, enum fz_op op);
 const char *fz_show(const char *s, size_t len);
 int fz_model_record(const struct fz_target *t, const unsigned char *p, __u32 len);
 /* fz_gen.c */
 bool fz_pct(__u64 *rs, __u32 pct);
+int fz_pick(__u64 *rs, const struct fz_kind *k, struct fz_want *w);
 void fz_gen_cmd(struct fz_ctx *c, __u64 *rs, struct fz_cmd *cmd);
 __u32 fz_gen_random(__u64 *rs, unsigned char *p, __u32 from);
 __u32 fz_gen_payload(__u64 *rs, const struct fz_target *t, unsigned char *p);
 /* fz_case_reg.c */
-void fz_cmd_name(const char *buf, char *name, size_t len);
 bool fz_is_baseline(struct fz_ctx *c, const char *name);
 void fz_track_name(struct fz_ctx *c, const char *name);
-__u64 fz_bad_ptr(struct fz_ctx *c, __u64 *rs);
+char *fz_bad_str(struct fz_ctx *c, __u64 *rs, struct fz_want *w);
 /* fz_case_io.c */
 int fz_dyn_write(const char *buf, size_t len);
-/* the cases, in fz_case_reg.c and fz_case_io.c */
+/* the cases */
 typedef void fz_case_fn(struct fz_ctx *c, __u64 *rs);
 fz_case_fn fz_case_reg, fz_case_unreg, fz_case_write, fz_case_del, fz_case_dyn, fz_case_misc;
 #endif /* _UE_FUZZ_H */

@@ -2,108 +2,105 @@
 /*
  * user_events fuzzer, seeded: UE_FUZZ_SEED (default 0x75e5eed), UE_FUZZ_CASES
  * (100000) cases from UE_FUZZ_FIRST (0).  A case draws from (seed, number)
- * only and runs in a batch of FZ_BATCH in a fresh child: a failure replays
- * by running its batch again (printed).  The cases: DIAG_IOCSREG (commands
- * valid, with known defects or mutated; user_reg of any size, flags, enable
- * word, in good, read-only or bad memory), DIAG_IOCSUNREG, write()/writev()
- * (mostly to the targets, events enabled in ftrace and perf), DIAG_IOCSDEL,
- * dynamic_events lines and other file operations.  A result must be success
- * or an error documented for the operation; with no defect success, with one
- * its errno; writes to the targets are predicted from the payload (grammar:
- * Documentation/trace/user_events.rst of 6.12; a duplicate field name is not
- * predicted).  After a batch no event of the fuzzer is left and
+ * only and runs in a batch of FZ_BATCH in a fresh child: a failure replays by
+ * running its batch again (printed).  Cases: DIAG_IOCSREG, DIAG_IOCSUNREG,
+ * write()/writev() (mostly to the targets, enabled in ftrace and perf),
+ * DIAG_IOCSDEL, dynamic_events lines, other file operations.  A result must
+ * be success or an error documented for the operation; with no defect
+ * success, with one its errno (grammar: Documentation/trace/user_events.rst
+ * of 6.12).  After a batch no event of the fuzzer is left and
  * user_events_status shows the counts of before.
  */
 #include "../kselftest_harness.h"
 #include "fuzz.h"
 
+#define FZ_BATCH	5000
+
 __u32 fz_entry, fz_payload_max;
 __u64 fz_unmapped;
 char *fz_kptr;
+char fz_tmp[(1 << 17) + 64];	/* 64 KiB pages included */
 
 struct fz_target fz_targets[] = {
-	{ "uet_fz_t0 u8 a; s16 b; u32 c; u64 d", "uet_fz_t0", 0, false, 4,
-	  { { FK_SCALAR, 1 }, { FK_SCALAR, 2 }, { FK_SCALAR, 4 }, { FK_SCALAR, 8 } } },
-	{ "uet_fz_t1 char[16] s; unsigned char[3] r; struct uet_fz_s st 12",
-	  "uet_fz_t1", 0, false, 3, { { FK_ARRAY, 16 }, { FK_ARRAY, 3 }, { FK_STRUCT, 12 } } },
-	{ "uet_fz_t2 u32 n; __data_loc char[] s", "uet_fz_t2", 0, true, 2,
-	  { { FK_SCALAR, 4 }, { FK_DL, 4, true } } },
-	{ "uet_fz_t3 __rel_loc char[] s; __data_loc u8[] b; int x",
-	  "uet_fz_t3", 0, false, 3, { { FK_RL, 4, true }, { FK_DL, 4 }, { FK_SCALAR, 4 } } },
-	{ "uet_fz_t4", "uet_fz_t4", 0, false, 0, { } },
+	{ "uet_fz_t0 u8 a; s16 b; u32 c; u64 d", 0, false,
+	  { { 0, 1 }, { 0, 2 }, { 0, 4 }, { 0, 8 } } },
+	{ "uet_fz_t1 char[16] s; unsigned char[3] r; struct uet_fz_s st 12", 0, false,
+	  { { 0, 16 }, { 0, 3 }, { 0, 12 } } },
+	{ "uet_fz_t2 u32 n; __data_loc char[] s", 0, true, { { 0, 4 }, { FK_DL, 4, true } } },
+	{ "uet_fz_t3 __rel_loc char[] s; __data_loc u8[] b; int x", 0, false,
+	  { { FK_RL, 4, true }, { FK_DL, 4 }, { 0, 4 } } },
+	{ "uet_fz_t4" },
 	/* unsigned char is a char type: c is a string */
-	{ "uet_fz_t5 __data_loc char[] a; __rel_loc char[] b; __rel_loc unsigned char[] c",
-	  "uet_fz_t5", 0, true, 3, { { FK_DL, 4, true }, { FK_RL, 4, true }, { FK_RL, 4, true } } },
-	{ "uet_fz_t7 __rel_loc u32[] a; struct uet_fz_b b 5000", "uet_fz_t7", 0,
-	  true, 2, { { FK_RL, 4 }, { FK_STRUCT, 5000 } } },
-	{ "uet_fz_t6 u64 x; __data_loc char[] s", "uet_fz_t6", USER_EVENT_REG_MULTI_FORMAT,
-	  false, 2, { { FK_SCALAR, 8 }, { FK_DL, 4, true } } },
+	{ "uet_fz_t5 __data_loc char[] a; __rel_loc char[] b; __rel_loc unsigned char[] c", 0, true,
+	  { { FK_DL, 4, true }, { FK_RL, 4, true }, { FK_RL, 4, true } } },
+	{ "uet_fz_t7 __rel_loc u32[] a; struct uet_fz_b b 5000", 0, true,
+	  { { FK_RL, 4 }, { 0, 5000 } } },
+	{ "uet_fz_t6 u64 x; __data_loc char[] s", USER_EVENT_REG_MULTI_FORMAT, false,
+	  { { 0, 8 }, { FK_DL, 4, true } } },
 };
 
 const int fz_ntargets = ARRAY_SIZE(fz_targets);
 
-static bool fz_is_target(const char *name)
+/* Undo every fuzz registration and persistent event; @end: the targets too, else reopen */
+static void fz_clean(struct fz_ctx *c, bool end)
 {
-	int t;
-
-	for (t = 0; t < fz_ntargets; t++)
-		if (!strcmp(name, fz_targets[t].name))
-			return true;
-	return false;
-}
-
-static void fz_unreg_all(struct fz_ctx *c)
-{
+	const int errs[] = { EBUSY, ENOENT, 0 };	/* + 1: ENOENT, + 2: success only */
 	struct fz_live *l;
+	int i, t, n = 0, ret;
+	bool busy;
 
+	for (i = 0; i < fz_ntargets && end; i++)
+		ue_set_enable(fz_targets[i].flags & USER_EVENT_REG_MULTI_FORMAT ?
+			      UE_SYS_MULTI : UE_SYS, fz_targets[i].tp, false);
 	while (c->nlive && !c->sh->failed) {
 		l = &c->live[--c->nlive];
 		fz_check(c, OP_UNREG, ue_unreg(c->fd_main, (void *)(uintptr_t)l->addr, l->bit),
-			 l->maybe ? fz_set_of(fz_enoent) : fz_only(0),
-			 "clean up: 0x%llx bit %d", l->addr, l->bit);
+			 fz_set_of(errs + 2 - l->maybe), "clean up: 0x%llx bit %d", l->addr,
+			 l->bit);
 	}
-}
-
-/* Delete the names that may be persistent events (not live targets) */
-static void fz_delete_names(struct fz_ctx *c, bool targets_live)
-{
-	int i, n = 0, ret;
-
+	for (i = 0; i < fz_ntargets && end && !c->sh->failed; i++)
+		fz_check(c, OP_UNREG, ue_unreg(c->fd_tgt, c->en + 8 * i, 0), fz_set_of(errs + 2),
+			 "clean up: target %d", i);
+	close(end ? c->fd_tgt : -1);
+	close(c->fd_main);
+	close(c->fd_aux);
 	for (i = 0; i < c->nnames && !c->sh->failed; i++) {
-		bool busy = targets_live && fz_is_target(c->names[i]);
-
+		for (t = 0, busy = false; t < fz_ntargets && !end; t++)
+			busy |= !strcmp(c->names[i], fz_targets[t].name);
 		/* DIAG_IOCSDEL reads FZ_CMD_MAX bytes: longer names go by "-:" */
-		if (strlen(c->names[i]) > FZ_CMD_MAX) {
-			snprintf(fz_tmp, sizeof(fz_tmp), "-:%s", c->names[i]);
-			ret = fz_dyn_write(fz_tmp, strlen(fz_tmp));
-		} else {
-			ret = ue_del_name(c->names[i]);
-		}
-		fz_check(c, OP_DEL, ret, fz_set_of(busy ? fz_enoent_ebusy : fz_enoent),
-			 "clean up: delete %s", c->names[i]);
-		if (busy)	/* a target that became persistent goes later */
+		ret = strlen(c->names[i]) > FZ_CMD_MAX ?
+		      fz_dyn_write(fz_tmp, sprintf(fz_tmp, "-:%s", c->names[i])) :
+		      ue_del_name(c->names[i]);
+		fz_check(c, OP_DEL, ret, fz_set_of(errs + !busy), "clean up: delete %s",
+			 c->names[i]);
+		if (busy)	/* a target that became persistent goes at the end */
 			memmove(c->names[n++], c->names[i], FZ_NAME_MAX + 1);
 	}
 	c->nnames = n;
+	c->fd_main = end ? -1 : ue_open_data();
+	c->fd_aux = end ? -1 : ue_open_data();
 }
 
 /*
  * The memory of a batch, one mapping: the arena (4 pages), its guard and a
  * PROT_NONE page, a read-only page, 2 pages of enable words, the write
- * buffer (3 pages) and its guard; addresses no write can read from.
+ * buffer (3 pages) and its guard; addresses no write can read from.  Then
+ * the targets: registered, enabled in ftrace, some in perf too.
  */
-static int fz_setup_memory(struct fz_ctx *c)
+static int fz_setup(struct fz_ctx *c)
 {
 	/* candidates for fz_unmapped: high for 64-bit, low for 32-bit programs */
 	static const unsigned long long holes[] = {
 		0x3e0000000000ull, 0x3e00000000ull, 0x3e000000ull,
 	};
+	int i, cpu, ncpus = sysconf(_SC_NPROCESSORS_ONLN), id, ret;
 	long page = c->page = getpagesize();
+	struct fz_target *t = fz_targets;
+	const char *sys;
 	void *hole;
-	int i;
 
-	c->arena = mmap(NULL, 13 * page, PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	c->arena = mmap(NULL, 13 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			-1, 0);
 	c->names = calloc(FZ_NAMES_MAX * 2, FZ_NAME_MAX + 1);
 	if (c->arena == MAP_FAILED || !c->names)
 		return -ENOMEM;
@@ -117,30 +114,17 @@ static int fz_setup_memory(struct fz_ctx *c)
 	    mprotect(c->wguard, page, PROT_NONE))
 		return -errno;
 	/* beyond a 32-bit program's address space, or the kernel's */
-	fz_kptr = sizeof(void *) == 4 ? (char *)(uintptr_t)0xfffff000u :
-		  (char *)(uintptr_t)FZ_KERNEL1;
-	/* an address nothing is mapped at (and nothing will be) */
+	fz_kptr = (char *)(uintptr_t)(sizeof(void *) == 4 ? 0xfffff000u : FZ_KERNEL1);
+	/* an address nothing is mapped at (and nothing will be), within a pointer */
 	for (i = 0; i < ARRAY_SIZE(holes) && !fz_unmapped; i++) {
-		if (holes[i] != (uintptr_t)holes[i])
-			continue;	/* beyond a 32-bit pointer */
 		hole = mmap((void *)(uintptr_t)holes[i], page, PROT_READ,
 			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-		if (hole == (void *)(uintptr_t)holes[i])
+		if (hole == (void *)(uintptr_t)holes[i] && holes[i] == (uintptr_t)holes[i])
 			fz_unmapped = holes[i];
 		if (hole != MAP_FAILED)
 			munmap(hole, page);
 	}
-	fz_unreg_addrs[3] = fz_unmapped;
-	return fz_unmapped ? 0 : -EEXIST;
-}
-
-/* The targets: registered, enabled in ftrace, some in perf too */
-static int fz_setup(struct fz_ctx *c)
-{
-	int i, cpu, ncpus = sysconf(_SC_NPROCESSORS_ONLN), id, ret = fz_setup_memory(c);
-	struct fz_target *t = fz_targets;
-	const char *sys;
-
+	ret = fz_unmapped ? 0 : -EEXIST;
 	ue_tracing_on();
 	c->fd_tgt = ue_open_data();
 	c->fd_main = ue_open_data();
@@ -149,8 +133,9 @@ static int fz_setup(struct fz_ctx *c)
 		ret = -errno;
 	for (i = 0; i < fz_ntargets && !ret; i++, t++) {
 		sys = t->flags & USER_EVENT_REG_MULTI_FORMAT ? UE_SYS_MULTI : UE_SYS;
-		for (id = t->size = 0; id < t->nf; id++)
-			t->size += t->f[id].size;
+		for (t->nf = t->size = 0; t->nf < 4 && t->f[t->nf].size; t->nf++)
+			t->size += t->f[t->nf].size;
+		snprintf(t->name, sizeof(t->name), "%.*s", (int)strcspn(t->cmd, " "), t->cmd);
 		snprintf(t->tp, sizeof(t->tp), "%s", t->name);
 		ret = ue_reg(c->fd_tgt, t->cmd, c->en + 8 * i, 8, 0, t->flags, &t->idx);
 		if (!ret && (t->flags & USER_EVENT_REG_MULTI_FORMAT) &&
@@ -174,34 +159,14 @@ static int fz_setup(struct fz_ctx *c)
 	return (size_t)fz_payload_max + 4136 + 4 > sizeof(fz_tmp) ? -E2BIG : 0;
 }
 
-static void fz_teardown(struct fz_ctx *c)
-{
-	int i;
-
-	while (c->nperf)
-		close(c->perf_fd[--c->nperf]);
-	for (i = 0; i < fz_ntargets; i++)
-		ue_set_enable(fz_targets[i].flags & USER_EVENT_REG_MULTI_FORMAT ?
-			      UE_SYS_MULTI : UE_SYS, fz_targets[i].tp, false);
-	fz_unreg_all(c);
-	for (i = 0; i < fz_ntargets && !c->sh->failed; i++)
-		fz_check(c, OP_UNREG, ue_unreg(c->fd_tgt, c->en + 8 * i, 0), fz_only(0),
-			 "clean up: target %d", i);
-	close(c->fd_tgt);
-	close(c->fd_main);
-	close(c->fd_aux);
-	fz_delete_names(c, false);
-}
-
-static void fz_batch(struct fz_shared *sh, __u64 seed, __u64 first,
-		     __u64 end, char *baseline)
+static void fz_batch(struct fz_shared *sh, __u64 seed, __u64 first, __u64 end, char *baseline)
 {
 	static fz_case_fn * const cases[] = {
 		fz_case_reg, fz_case_unreg, fz_case_write, fz_case_del, fz_case_dyn, fz_case_misc,
 	};
-	static const int pct[] = { 30, 38, 78, 85, 95, 100 };	/* cumulated */
+	static const struct fz_kind pct[] = { { 30 }, { 8 }, { 40 }, { 7 }, { 10 }, { 5 } };
 	struct fz_ctx c = { .sh = sh, .seed = seed, .baseline = baseline };
-	int ret = fz_setup(&c), r, k;
+	int ret = fz_setup(&c);
 	__u64 rs;
 
 	if (ret) {
@@ -214,29 +179,15 @@ static void fz_batch(struct fz_shared *sh, __u64 seed, __u64 first,
 		rs = c.ncase;
 		rs = seed ^ ue_rand(&rs);
 		rs = ue_rand(&rs);
-		if (c.nlive >= FZ_LIVE_MAX - 1 || c.nnames >= FZ_NAMES_MAX) {
-			/* drop every fuzz registration and persistent event */
-			fz_unreg_all(&c);
-			close(c.fd_main);
-			close(c.fd_aux);
-			fz_delete_names(&c, true);
-			c.fd_main = ue_open_data();
-			c.fd_aux = ue_open_data();
-		}
-		r = ue_rand_n(&rs, 100);
-		for (k = 0; r >= pct[k]; k++)
-			;
-		cases[k](&c, &rs);
+		if (c.nlive >= FZ_LIVE_MAX - 1 || c.nnames >= FZ_NAMES_MAX)
+			fz_clean(&c, false);
+		cases[fz_pick(&rs, pct, NULL)](&c, &rs);
 	}
+	while (c.nperf)
+		close(c.perf_fd[--c.nperf]);
 	if (!sh->failed)
-		fz_teardown(&c);
+		fz_clean(&c, true);
 	_exit(sh->failed);
-}
-
-static void fz_replay(__u64 seed, __u64 first, __u64 end)
-{
-	ksft_print_msg("replay: UE_FUZZ_SEED=0x%llx UE_FUZZ_FIRST=%llu UE_FUZZ_CASES=%llu\n",
-		       seed, first, end - first);
 }
 
 FIXTURE(fuzz) {
@@ -255,14 +206,13 @@ FIXTURE_TEARDOWN(fuzz)
 
 TEST_F_TIMEOUT(fuzz, seeded, 1800)
 {
-	__u64 seed = ue_env("UE_FUZZ_SEED", FZ_SEED, 0, LLONG_MAX);
-	__u64 cases = ue_env("UE_FUZZ_CASES", FZ_CASES, 0, LLONG_MAX);
+	__u64 seed = ue_env("UE_FUZZ_SEED", 0x75e5eed, 0, LLONG_MAX);
+	__u64 cases = ue_env("UE_FUZZ_CASES", 100000, 0, LLONG_MAX);
 	__u64 first = ue_env("UE_FUZZ_FIRST", 0, 0, LLONG_MAX), b, end;
 	int active0, busy0, active, busy, status, op, e, n, failed = 0;
+	char left[512], line[1024], *baseline;
 	struct fz_shared *sh;
 	struct timespec start;
-	char left[512], line[1024];
-	char *baseline;
 	pid_t pid;
 
 	first -= first % FZ_BATCH;
@@ -286,22 +236,22 @@ TEST_F_TIMEOUT(fuzz, seeded, 1800)
 		if (!pid)
 			fz_batch(sh, seed, b, end, baseline);
 		ASSERT_EQ(pid, waitpid(pid, &status, 0));
-		if (sh->failed || status) {	/* stop here, the state is unknown */
+		if (sh->failed || status) {
 			ksft_print_msg("fuzz FAILED: %s (status 0x%x)\n", sh->msg, status);
-			fz_replay(seed, b, end);
-			failed++;
-			break;
+		} else {	/* every event of the batch is gone: report, clean, go on */
+			n = ue_leftovers(FZ_PREFIX, true, left, sizeof(left));
+			if (ue_status_counts(&active, &busy) && !n && active == active0 &&
+			    busy == busy0)
+				continue;
+			ksft_print_msg("fuzz FAILED: Active %d Busy %d (was %d %d), %d left:%s\n",
+				       active, busy, active0, busy0, n, left);
 		}
-		/* every event of the batch is gone: report, clean, go on */
-		n = ue_leftovers(FZ_PREFIX, true, left, sizeof(left));
-		if (ue_status_counts(&active, &busy) && !n && active == active0 && busy == busy0)
-			continue;
-		ksft_print_msg("fuzz FAILED: Active %d Busy %d (before %d %d), %d left:%s\n",
-			       active, busy, active0, busy0, n, left);
-		fz_replay(seed, b, end);
+		ksft_print_msg("replay UE_FUZZ_SEED=0x%llx UE_FUZZ_FIRST=%llu UE_FUZZ_CASES=%llu\n",
+			       seed, b, end - b);
 		failed++;
+		if (sh->failed || status)	/* stop here, the state is unknown */
+			break;
 	}
-
 	ksft_print_msg("fuzz: %llu cases in %.1f s (seed 0x%llx)\n", sh->done,
 		       ue_elapsed(&start), seed);
 	ksft_print_msg("fuzz: %llu predicted exactly, %llu events created\n",

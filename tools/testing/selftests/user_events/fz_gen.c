@@ -1,14 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * user_events fuzzer, generator: commands (valid grammar, known
- * defects, mutations) and write payloads.  See fuzz_test.c.
- */
+/* user_events fuzzer, generator: commands (valid, with a known defect, mutated), payloads */
 #include "fuzz.h"
-
-bool fz_pct(__u64 *rs, __u32 pct)
-{
-	return ue_rand_n(rs, 100) < pct;
-}
 
 static const char * const fz_scalars[] = {
 	"u8", "s8", "char", "u16", "s16", "short", "u32", "s32", "int",
@@ -25,7 +17,6 @@ static const char * const fz_locs[] = {
 	"__data_loc char[8]", "__rel_loc u32",
 };
 
-/* Types no kernel accepts */
 static const char * const fz_bad_types[] = {
 	"u128", "float", "char[]", "unsigned u32", "__data_loc cpumask_t[]",
 	"__data_loc", "long", "__s32", "unsigned", "char[0]",
@@ -34,23 +25,61 @@ static const char * const fz_bad_types[] = {
 	"char[08]",
 };
 
-/* Sizes of struct fields no kernel accepts */
 static const char * const fz_bad_sizes[] = {
 	"0", "1073741824", "4294967296", "-1", "0x10", "12x", "",
 };
 
-/* Characters of the mutations */
+static const char * const fz_two_ws[] = { "  a3", "\ta3" };
+
+/* The known defects of a command: where, text (%s: one of @args), what it gives */
+enum { FD_FIELD, FD_HAS_FIELDS, FD_LEAD, FD_SLASH, FD_FLAGS, FD_PAD };
+static const struct {
+	int at;
+	const char *text;
+	const char * const *args;
+	int nargs, err;		/* err < 0: -err allowed if the first field is "f0" */
+} fz_defects[] = {
+	{ FD_FIELD, " %s bad", fz_bad_types, ARRAY_SIZE(fz_bad_types), EINVAL },
+	{ FD_FIELD, " u32%s", fz_two_ws, ARRAY_SIZE(fz_two_ws), EINVAL },
+	{ FD_FIELD, " u32 x y", NULL, 0, EINVAL },
+	{ FD_FIELD, " struct s q %s", fz_bad_sizes, ARRAY_SIZE(fz_bad_sizes), EINVAL },
+	{ FD_FIELD, " struct s q1 1073741823; struct s q2 1", NULL, 0, EINVAL },	/* total */
+	{ FD_HAS_FIELDS, " u8 f0", NULL, 0, -EINVAL },	/* a duplicate name: not predicted */
+	{ FD_HAS_FIELDS, " u16 ", NULL, 0, 0 },	/* an empty last field name: accepted */
+	{ FD_LEAD, " ", NULL, 0, EINVAL },	/* an empty name */
+	{ FD_SLASH, "/", NULL, 0, EINVAL },	/* a name tracefs cannot show */
+	{ FD_FLAGS, ":x", NULL, 0, EINVAL },	/* text flags */
+	{ FD_PAD, "", NULL, 0, EINVAL },	/* FZ_CMD_MAX + 1 .. + 80 bytes */
+	{ FD_PAD, "", NULL, 0, 0 },		/* exactly FZ_CMD_MAX bytes */
+};
+
 static const char fz_special[] = " \t\n;;[]:.,#-_0xX\\\"'/\r\v\f";
 
-static void fz_put(struct fz_cmd *cmd, const char *s)
+bool fz_pct(__u64 *rs, __u32 pct)
 {
-	int n = strlen(s);
+	return ue_rand_n(rs, 100) < pct;
+}
 
-	if (cmd->len + n >= (int)sizeof(cmd->buf) - 1)
-		n = sizeof(cmd->buf) - 1 - cmd->len;
-	memcpy(cmd->buf + cmd->len, s, n);
-	cmd->len += n;
-	cmd->buf[cmd->len] = '\0';
+/* A row of table @k (shares adding up to 100); its errno into @w if any */
+int fz_pick(__u64 *rs, const struct fz_kind *k, struct fz_want *w)
+{
+	int r = ue_rand_n(rs, 100), i;
+
+	for (i = 0; r >= k[i].pct; i++)
+		r -= k[i].pct;
+	if (w)
+		fz_defect(w, k[i].err);
+	return i;
+}
+
+static __printf(2, 3) void fz_put(struct fz_cmd *cmd, const char *fmt, ...)
+{
+	int room = sizeof(cmd->buf) - 1 - cmd->len;
+	va_list ap;
+
+	va_start(ap, fmt);
+	cmd->len += fz_min(vsnprintf(cmd->buf + cmd->len, room, fmt, ap), room - 1);
+	va_end(ap);
 }
 
 static void fz_ident(__u64 *rs, char *out, int len)
@@ -65,84 +94,52 @@ static void fz_ident(__u64 *rs, char *out, int len)
 }
 
 /*
- * The words of a field (NULL-terminated), each after exactly one space.
- * Two make an empty word, always refused (a tab is not always: it joins
- * two words into one, which some positions take).
+ * Field text @s; a space may become two or three: an empty word, always refused
+ * (a tab is not always: it joins two words into one, which some positions take).
  */
-static void fz_words(__u64 *rs, struct fz_cmd *cmd, const char *word, ...)
+static void fz_words(__u64 *rs, struct fz_cmd *cmd, const char *s)
 {
-	va_list ap;
-
-	va_start(ap, word);
-	for (fz_put(cmd, word); (word = va_arg(ap, const char *)); fz_put(cmd, word)) {
-		if (!fz_pct(rs, 3)) {
-			fz_put(cmd, " ");
-			continue;
+	for (; *s; s++) {
+		if (*s == ' ' && fz_pct(rs, 3)) {
+			fz_defect(&cmd->w, EINVAL);
+			fz_put(cmd, fz_pct(rs, 50) ? " " : "  ");
 		}
-		fz_defect(&cmd->w, EINVAL);
-		fz_put(cmd, fz_pct(rs, 50) ? "  " : "   ");
+		fz_put(cmd, "%c", *s);
 	}
-	va_end(ap);
 }
 
-/* One valid field named @name; returns its size (@budget: bytes left) */
-static int fz_gen_field(__u64 *rs, struct fz_cmd *cmd, const char *name,
-			int budget)
+/* One valid field named @name: its size, at most @budget (-1 if nothing fits) */
+static int fz_gen_field(__u64 *rs, struct fz_cmd *cmd, const char *name, int budget)
 {
-	char word[96], num[16];
-	int k, n;
+	static const char * const arr[] = { "%schar[0x%x] %s", "%schar[0%o] %s", "%schar[%d] %s" };
+	char f[160], id[16];
+	int k = ue_rand_n(rs, 10), n;
 
-	switch (ue_rand_n(rs, 10)) {
-	case 0 ... 4:
-		k = ue_rand_n(rs, 14);
-		if (fz_scalar_size[k] > budget)
-			break;
-		/* "unsigned  int": any white space between the words */
-		if (!strncmp(fz_scalars[k], "unsigned ", 9) && fz_pct(rs, 30))
-			fz_words(rs, cmd, "unsigned", fz_scalars[k] + 9, name, NULL);
-		else
-			fz_words(rs, cmd, fz_scalars[k], name, NULL);
-		return fz_scalar_size[k];
-	case 5 ... 6:
-		n = fz_pct(rs, 10) ? 1024 : 1 + ue_rand_n(rs, 64);
-		if (n > budget)
-			n = budget;
-		if (n < 1)
-			break;
-		/* N in decimal, hexadecimal or octal, kept as written */
+	if (k < 5) {
+		k = ue_rand_n(rs, ARRAY_SIZE(fz_scalars));
+		n = fz_scalar_size[k];
+		snprintf(f, sizeof(f), "%s %s", fz_scalars[k], name);
+	} else if (k < 7) {	/* N in decimal, hexadecimal or octal, kept as written */
+		n = fz_min(fz_pct(rs, 10) ? 1024 : 1 + ue_rand_n(rs, 64), budget);
 		k = ue_rand_n(rs, 10);
-		snprintf(word, sizeof(word), k < 2 ? "%schar[0x%x]" :
-			 k < 3 ? "%schar[0%o]" : "%schar[%d]",
-			 fz_pct(rs, 30) ? "unsigned " : "", n);
-		fz_words(rs, cmd, word, name, NULL);
-		return n;
-	case 7:
-		n = fz_pct(rs, 10) ? budget : 1 + ue_rand_n(rs, 40);
-		if (n > budget)
-			n = budget;
-		if (n < 1)
-			break;
-		fz_words(rs, cmd, "struct", "", NULL);
-		fz_ident(rs, word, 1 + ue_rand_n(rs, 10));
-		snprintf(num, sizeof(num), "%d", n);
-		fz_words(rs, cmd, word, name, num, NULL);
-		return n;
-	default:
-		if (budget < 4)
-			break;
-		k = ue_rand_n(rs, ARRAY_SIZE(fz_locs));
-		if (k < 4 && k % 2 && fz_pct(rs, 30))	/* "unsigned char[]" */
-			fz_words(rs, cmd, k < 2 ? "__data_loc" : "__rel_loc",
-				 "unsigned", "char[]", name, NULL);
-		else
-			fz_words(rs, cmd, fz_locs[k], name, NULL);
-		return 4;
+		snprintf(f, sizeof(f), arr[k < 2 ? 0 : k < 3 ? 1 : 2],
+			 fz_pct(rs, 30) ? "unsigned " : "", n, name);
+	} else if (k < 8) {
+		n = fz_min(fz_pct(rs, 10) ? budget : 1 + ue_rand_n(rs, 40), budget);
+		fz_ident(rs, id, 1 + ue_rand_n(rs, 10));
+		snprintf(f, sizeof(f), "struct %s %s %d", id, name, n);
+	} else {
+		n = 4;
+		snprintf(f, sizeof(f), "%s %s", fz_locs[ue_rand_n(rs, ARRAY_SIZE(fz_locs))], name);
 	}
-	/* out of budget: a zero-size choice is not possible, use u8 */
-	if (budget < 1)
-		return -1;
-	fz_words(rs, cmd, "u8", name, NULL);
-	return 1;
+	if (n < 1 || n > budget) {	/* out of budget: a zero-size field is not possible */
+		if (budget < 1)
+			return -1;
+		n = 1;
+		snprintf(f, sizeof(f), "u8 %s", name);
+	}
+	fz_words(rs, cmd, f);
+	return n;
 }
 
 /* Open a gap of @n bytes at @pos (a copy of what follows); false if full */
@@ -152,211 +149,142 @@ static bool fz_gap(struct fz_cmd *cmd, int pos, int n)
 		return false;
 	memmove(cmd->buf + pos + n, cmd->buf + pos, cmd->len - pos);
 	cmd->len += n;
-	cmd->buf[cmd->len] = '\0';
 	return true;
 }
 
-/* Mutations: the result may be anything (fz_cmd.mutated). */
+static char fz_byte(__u64 *rs, int kind)
+{
+	return !kind ? ue_rand(rs) : kind == 6 ? '0' + ue_rand_n(rs, 10) :
+	       fz_special[ue_rand_n(rs, sizeof(fz_special) - 1)];
+}
+
+/* Mutations: the result may be anything */
 static void fz_mutate(__u64 *rs, struct fz_cmd *cmd)
 {
-	int rounds = 1 + ue_rand_n(rs, 4), pos, n, i, op;
-	char *b = cmd->buf;
+	int rounds = 1 + ue_rand_n(rs, 4), pos, n, op;
 	const char *t;
 
 	while (rounds--) {
-		pos = cmd->len ? ue_rand_n(rs, cmd->len + 1) : 0;
-		switch ((op = ue_rand_n(rs, 8))) {
-		case 0: case 1: case 6:	/* a random, special or digit byte */
-			if (pos < cmd->len)
-				b[pos] = !op ? ue_rand(rs) : op == 6 ? '0' + ue_rand_n(rs, 10) :
-					 fz_special[ue_rand_n(rs, sizeof(fz_special) - 1)];
-			break;
-		case 2: case 5:	/* delete or duplicate a range */
-			n = ue_rand_n(rs, op == 2 ? 16 : 32);
-			if (pos + n > cmd->len)
-				n = cmd->len - pos;
-			if (op == 5) {
-				fz_gap(cmd, pos, n);
-				break;
-			}
-			memmove(b + pos, b + pos + n, cmd->len - pos - n);
+		pos = ue_rand_n(rs, cmd->len + 1);
+		op = ue_rand_n(rs, 8);
+		n = fz_min(ue_rand_n(rs, op == 2 ? 16 : 32), cmd->len - pos);
+		if (op == 7) {		/* truncate */
+			cmd->len = pos;
+		} else if (op == 2) {	/* delete a range */
+			memmove(cmd->buf + pos, cmd->buf + pos + n, cmd->len - pos - n);
 			cmd->len -= n;
-			break;
-		case 3:	/* insert random bytes (NUL, non-ASCII) */
-			n = 1 + ue_rand_n(rs, 8);
-			if (!fz_gap(cmd, pos, n))
-				break;
-			for (i = 0; i < n; i++)
-				b[pos + i] = fz_pct(rs, 50) ? ue_rand(rs) :
-					fz_special[ue_rand_n(rs, sizeof(fz_special) - 1)];
-			break;
-		case 4:	/* insert a type word */
-			t = fz_pct(rs, 50) ? fz_scalars[ue_rand_n(rs, 14)] :
+		} else if (op == 5) {	/* duplicate a range */
+			fz_gap(cmd, pos, n);
+		} else if (op == 4) {	/* insert a type word */
+			t = fz_pct(rs, 50) ? fz_scalars[ue_rand_n(rs, ARRAY_SIZE(fz_scalars))] :
 			    fz_bad_types[ue_rand_n(rs, ARRAY_SIZE(fz_bad_types))];
 			if (fz_gap(cmd, pos, strlen(t)))
-				memcpy(b + pos, t, strlen(t));
-			break;
-		default: /* truncate */
-			cmd->len = pos;
-			break;
+				memcpy(cmd->buf + pos, t, strlen(t));
+		} else if (op == 3) {	/* insert random or special bytes: NUL, non-ASCII */
+			for (n = 1 + ue_rand_n(rs, 8); n-- && fz_gap(cmd, pos, 1);)
+				cmd->buf[pos] = fz_byte(rs, fz_pct(rs, 50) ? 0 : 1);
+		} else if (pos < cmd->len) {	/* a random, special or digit byte */
+			cmd->buf[pos] = fz_byte(rs, op);
 		}
 	}
 	cmd->buf[cmd->len] = '\0';
 	cmd->mutated = true;
 }
 
-/* The event name; false when the command is a target's, complete */
-static bool fz_gen_name(struct fz_ctx *c, __u64 *rs, struct fz_cmd *cmd)
+/* The event name into @name; false when the command is a target's, complete */
+static bool fz_gen_name(struct fz_ctx *c, __u64 *rs, struct fz_cmd *cmd, char *name)
 {
 	__u32 r = ue_rand_n(rs, 100);
-	const struct fz_target *t;
 
 	cmd->shared = r < 25;
 	if (r < 5) {	/* exactly a target's command: the same event */
-		t = &fz_targets[ue_rand_n(rs, fz_ntargets)];
-		fz_put(cmd, t->cmd);
-		snprintf(cmd->name, sizeof(cmd->name), "%s", t->name);
+		fz_put(cmd, "%s", fz_targets[ue_rand_n(rs, fz_ntargets)].cmd);
 		return false;
 	}
 	if (r < 25) {	/* a target's name, or a shared one */
-		snprintf(cmd->name, sizeof(cmd->name), FZ_PREFIX "_%c%d", r < 12 ? 't' : 'n',
-			 ue_rand_n(rs, r < 12 ? fz_ntargets : FZ_SHARED));
+		sprintf(name, FZ_PREFIX "_%c%d", r < 12 ? 't' : 'n',
+			ue_rand_n(rs, r < 12 ? fz_ntargets : FZ_SHARED));
 	} else if (r < 30) {	/* long names: only the command limits them */
-		memcpy(cmd->name, FZ_PREFIX, 6);
-		fz_ident(rs, cmd->name + 6, 120 + ue_rand_n(rs, 250 - 120 - 6 + 1));
+		fz_ident(rs, name + sprintf(name, FZ_PREFIX), 120 + ue_rand_n(rs, 125));
 	} else if (r < 33) {	/* names that are no identifiers */
-		snprintf(cmd->name, sizeof(cmd->name), "%d" FZ_PREFIX ".%llu-%u",
-			 ue_rand_n(rs, 10), c->ncase, ue_rand_n(rs, 1000));
+		sprintf(name, "%d" FZ_PREFIX ".%llu-%u", ue_rand_n(rs, 10), c->ncase,
+			ue_rand_n(rs, 1000));
 	} else {
-		snprintf(cmd->name, sizeof(cmd->name), FZ_PREFIX "_%llu_%u",
-			 c->ncase, ue_rand_n(rs, 1000));
+		sprintf(name, FZ_PREFIX "_%llu_%u", c->ncase, ue_rand_n(rs, 1000));
 	}
-	fz_put(cmd, cmd->name);
 	return true;
 }
 
-/* @nf fields after the name, within a payload of @budget bytes */
-static void fz_gen_fields(__u64 *rs, struct fz_cmd *cmd, int nf, int budget)
+/* @nf fields after the name, within a payload of @budget bytes: is the first "f0"? */
+static bool fz_gen_fields(__u64 *rs, struct fz_cmd *cmd, int nf, int budget)
 {
 	static const char * const lead[] = { " ", " ", " ", "  ", " \t", " \v" };
 	static const char * const sep[] = {
 		"; ", "; ", ";", ";\t", ";; ", ";\t ;  ", " ;", "; \t",
 	};
+	bool has_f0 = nf > 40;
 	char name[40];
 	int i, k, size;
 
 	if (nf)	/* a space after the name (a tab would be part of it) */
-		fz_put(cmd, lead[ue_rand_n(rs, 6)]);
-	for (i = 0; i < nf; i++) {
-		if (nf > 40) {	/* many fields: short ones, to fit 511 bytes */
-			snprintf(name, sizeof(name), "%su8 f%d", i ? ";" : "", i);
-			fz_put(cmd, name);
-			cmd->has_f0 = true;
-			continue;
-		}
-		k = i ? ue_rand_n(rs, 8) : 0;
+		fz_put(cmd, "%s", lead[ue_rand_n(rs, ARRAY_SIZE(lead))]);
+	for (i = 0; i < nf && nf > 40; i++)	/* many fields: short ones, to fit 511 bytes */
+		fz_put(cmd, "%su8 f%d", i ? ";" : "", i);
+	for (i = 0; i < nf && nf <= 40; i++, budget -= size) {
+		k = i ? ue_rand_n(rs, ARRAY_SIZE(sep)) : 0;
 		if (k == 6)	/* " ;" makes an empty last word */
 			fz_defect(&cmd->w, EINVAL);
-		if (i)
-			fz_put(cmd, sep[k]);
-		if (fz_pct(rs, 80)) {
-			snprintf(name, sizeof(name), "f%d", i);
-			cmd->has_f0 |= !i;
-		} else {	/* an identifier, made unique */
-			fz_ident(rs, name, 1 + ue_rand_n(rs, 12));
-			snprintf(name + strlen(name), sizeof(name) - strlen(name), "_%d", i);
-		}
+		fz_put(cmd, "%s", i ? sep[k] : "");
+		/* "f<i>", or an identifier made unique */
+		fz_ident(rs, name, fz_pct(rs, 80) ? 0 : 1 + ue_rand_n(rs, 12));
+		sprintf(name + strlen(name), name[0] ? "_%d" : "f%d", i);
+		has_f0 |= !strcmp(name, "f0");
 		size = fz_gen_field(rs, cmd, name, budget);
 		if (size < 0)
 			break;
-		budget -= size;
 	}
 	if (nf && fz_pct(rs, 10))
 		fz_put(cmd, fz_pct(rs, 50) ? ";" : "; ");
-}
-
-/* Pad the command to @len bytes with empty fields (or spaces) */
-static void fz_pad(struct fz_cmd *cmd, int nf, int len)
-{
-	if (nf && cmd->len < len)
-		fz_put(cmd, ";");
-	while (cmd->len < len)
-		fz_put(cmd, nf ? ";" : " ");
-}
-
-/* One known defect (EINVAL); none for 0, 2, 11 and 12 */
-static void fz_gen_defect(__u64 *rs, struct fz_cmd *cmd, int defect, int nf)
-{
-	/* fields with a bad type, spaces, words, struct size, total size */
-	static const char * const bad[] = { [1] = "%s %s bad", [3] = "%s u32%s",
-		[4] = "%s u32 x y%s", [5] = "%s struct s q %s",
-		[6] = "%s struct s q1 1073741823; struct s q2 1%s" };
-	const char *arg = "";
-	char buf[80];
-
-	switch (defect) {
-	case 1: case 3: case 4: case 5: case 6:
-		if (defect == 1)
-			arg = fz_bad_types[ue_rand_n(rs, ARRAY_SIZE(fz_bad_types))];
-		else if (defect == 3)	/* two spaces, or a tab */
-			arg = fz_pct(rs, 50) ? "  a3" : "\ta3";
-		else if (defect == 5)
-			arg = fz_bad_sizes[ue_rand_n(rs, ARRAY_SIZE(fz_bad_sizes))];
-		snprintf(buf, sizeof(buf), bad[defect], nf ? ";" : "", arg);
-		fz_put(cmd, buf);
-		break;
-	case 2:	/* duplicate field name: not predicted */
-		if (nf)
-			fz_put(cmd, "; u8 f0");
-		if (nf && cmd->has_f0)
-			fz_set_add(&cmd->w.extra, EINVAL);
-		return;
-	case 7:	/* text flags */
-		fz_gap(cmd, strlen(cmd->name), 2);
-		memcpy(cmd->buf + strlen(cmd->name), ":x", 2);
-		break;
-	case 8:	/* a name tracefs cannot show: with a '/' */
-		cmd->buf[ue_rand_n(rs, strlen(cmd->name))] = '/';
-		cmd->shared = false;
-		break;
-	case 9:	/* exactly FZ_CMD_MAX + 1 .. + 80 bytes, else valid */
-		fz_pad(cmd, nf, FZ_CMD_MAX + 1 + ue_rand_n(rs, 80));
-		cmd->too_long = true;
-		break;
-	case 10: /* empty name */
-		fz_gap(cmd, 0, 1);
-		cmd->buf[0] = ' ';
-		cmd->lead_ws = true;
-		break;
-	case 11: /* a trailing space: an empty last field name, accepted */
-		if (nf && nf <= 40 && cmd->len < FZ_CMD_MAX - 6)
-			fz_put(cmd, "; u16 ");
-		return;
-	default: /* exactly FZ_CMD_MAX bytes, still fine: pad */
-		fz_pad(cmd, nf, FZ_CMD_MAX);
-		return;
-	}
-	fz_defect(&cmd->w, EINVAL);
+	return has_f0;
 }
 
 /* A command, valid, with a known defect and/or mutated; cmd->w: expected */
 void fz_gen_cmd(struct fz_ctx *c, __u64 *rs, struct fz_cmd *cmd)
 {
-	int nf, defect, budget = fz_payload_max;
-	__u32 r;
+	/* no limit but 1 GiB: sometimes structs far beyond a page */
+	int nf, d, r, len, budget = fz_pct(rs, 5) ? 1 << 24 : fz_payload_max;
+	char name[300];
+	bool has_f0;
 
 	memset(cmd, 0, sizeof(*cmd));
-	/* no limit but 1 GiB: sometimes structs far beyond a page */
-	if (fz_pct(rs, 5))
-		budget = 1 << 24;
-	if (!fz_gen_name(c, rs, cmd))
+	if (!fz_gen_name(c, rs, cmd, name))
 		return;
 	r = ue_rand_n(rs, 100);
 	nf = r < 15 ? 0 : r < 95 ? 1 + ue_rand_n(rs, 6) : 60 + ue_rand_n(rs, 8);
-	/* one known defect in 1/5 of the commands */
-	defect = fz_pct(rs, 20) ? 1 + ue_rand_n(rs, 12) : 0;
-	fz_gen_fields(rs, cmd, nf, budget);
-	fz_gen_defect(rs, cmd, defect, nf);
+	/* one known defect in 1/5 of the commands, -1 for none */
+	d = fz_pct(rs, 20) ? (int)ue_rand_n(rs, ARRAY_SIZE(fz_defects)) : -1;
+	r = d < 0 ? -1 : fz_defects[d].at;
+	cmd->lead_ws = r == FD_LEAD;
+	if (r == FD_SLASH) {
+		name[ue_rand_n(rs, strlen(name))] = '/';
+		cmd->shared = false;
+	}
+	fz_put(cmd, "%s%s%s", r == FD_LEAD ? " " : "", name, r == FD_FLAGS ? ":x" : "");
+	has_f0 = fz_gen_fields(rs, cmd, nf, budget);
+	if (r == FD_FIELD || (r == FD_HAS_FIELDS && nf)) {
+		fz_put(cmd, "%s", nf ? ";" : "");
+		fz_put(cmd, fz_defects[d].text, fz_defects[d].nargs ?
+		       fz_defects[d].args[ue_rand_n(rs, fz_defects[d].nargs)] : "");
+		if (fz_defects[d].err < 0 && has_f0)
+			fz_set_add(&cmd->w.extra, -fz_defects[d].err);
+	}
+	/* padded with empty fields (or spaces) to FZ_CMD_MAX (+ 1 .. 80) bytes */
+	cmd->too_long = r == FD_PAD && fz_defects[d].err;
+	len = FZ_CMD_MAX + (cmd->too_long ? 1 + ue_rand_n(rs, 80) : 0);
+	while (r == FD_PAD && cmd->len < len)
+		fz_put(cmd, nf ? ";" : " ");
+	if (d >= 0)
+		fz_defect(&cmd->w, fz_defects[d].err);
 	/* a valid command may have gone over the limit by itself */
 	if (cmd->len > FZ_CMD_MAX && !cmd->w.ndef) {
 		cmd->too_long = true;
@@ -390,7 +318,7 @@ __u32 fz_gen_payload(__u64 *rs, const struct fz_target *t, unsigned char *p)
 		return fz_gen_random(rs, p, end);
 	/* valid dynamic data after the fixed fields, or one small error */
 	for (k = 0; k < t->nf; off += t->f[k].size, k++) {
-		if (t->f[k].kind != FK_DL && t->f[k].kind != FK_RL)
+		if (t->f[k].kind == FK_FIXED)
 			continue;
 		n = fz_pct(rs, 10) ? 200 + ue_rand_n(rs, 2000) : 1 + ue_rand_n(rs, 48);
 		if (end + n > 8000)
@@ -415,8 +343,7 @@ __u32 fz_gen_payload(__u64 *rs, const struct fz_target *t, unsigned char *p)
 		return ue_rand_n(rs, t->size + 1);
 	/* over the limit (up to 8 KiB at 4K pages), right at it, extra bytes */
 	len = k == 1 ? fz_payload_max + 1 + ue_rand_n(rs, 4136) :
-	      k == 2 ? fz_payload_max - ue_rand_n(rs, 2) :
-	      k == 3 ? end + ue_rand_n(rs, 64) : end;
+	      k == 2 ? fz_payload_max - ue_rand_n(rs, 2) : k == 3 ? end + ue_rand_n(rs, 64) : end;
 	if (k == 2 && len < end)
 		len = end;
 	for (i = end; i < len; i++)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * user_events fuzzer, oracle: the documented errors of each operation,
- * the expected result of a case from its defects, the kernel's record
- * check on a known format, and failure reports.  See fuzz_test.c.
+ * user_events fuzzer, oracle: the documented errors of each operation, the
+ * expected result of a case from its defects, the kernel's record check on a
+ * known format, and failure reports.
  */
 #include "fuzz.h"
 
@@ -10,15 +10,15 @@ const char * const fz_op_name[] = {
 	"reg", "unreg", "write", "writev", "del", "dynamic_events", "misc",
 };
 
-/* The documented errors of each operation (besides success) */
-const int fz_reg_errs[] = { EINVAL, E2BIG, EFAULT, EADDRINUSE, 0 };
-const int fz_unreg_errs[] = { EINVAL, E2BIG, EFAULT, ENOENT, 0 };
-/* EINVAL also: more than UIO_MAXIOV iovecs */
-const int fz_write_errs[] = { EFAULT, EINVAL, ENOENT, EBADF, E2BIG, 0 };
-const int fz_del_errs[] = { EFAULT, EINVAL, ENOENT, EBUSY, 0 };
-const int fz_dyn_errs[] = { EINVAL, EADDRINUSE, ENOENT, EBUSY, 0 };
-const int fz_enoent[] = { ENOENT, 0 };
-const int fz_enoent_ebusy[] = { ENOENT, EBUSY, 0 };
+/* The documented errors of each operation besides success (write: EINVAL for > UIO_MAXIOV) */
+static const int fz_doc[OP_NR][6] = {
+	[OP_REG] = { EINVAL, E2BIG, EFAULT, EADDRINUSE },
+	[OP_UNREG] = { EINVAL, E2BIG, EFAULT, ENOENT },
+	[OP_WRITE] = { EFAULT, EINVAL, ENOENT, EBADF, E2BIG },
+	[OP_WRITEV] = { EFAULT, EINVAL, ENOENT, EBADF, E2BIG },
+	[OP_DEL] = { EFAULT, EINVAL, ENOENT, EBUSY },
+	[OP_DYN] = { EINVAL, EADDRINUSE, ENOENT, EBUSY },
+};
 
 const char *fz_errname(int e)
 {
@@ -47,16 +47,11 @@ struct fz_set fz_set_of(const int *errs)
 	return s;
 }
 
-struct fz_set fz_only(int err)
-{
-	struct fz_set s = { { 0 } };
-
-	fz_set_add(&s, err);
-	return s;
-}
-
+/* A defect of errno @err (none for @err <= 0) */
 void fz_defect(struct fz_want *w, int err)
 {
+	if (err <= 0)
+		return;
 	w->ndef++;
 	w->err = err;
 }
@@ -97,22 +92,19 @@ bool fz_check(struct fz_ctx *c, enum fz_op op, long ret, struct fz_set s,
 	return false;
 }
 
-/*
- * What a case with defects @w of an operation documented to fail with
- * @doc may return: exact with at most one defect, else the documented set.
- */
-struct fz_set fz_expect(struct fz_ctx *c, const struct fz_want *w, const int *doc)
+/* What a case of @op with defects @w may return: exact with at most one defect */
+struct fz_set fz_expect(struct fz_ctx *c, const struct fz_want *w, enum fz_op op)
 {
 	struct fz_set s = w->extra;
 
 	if (w->unknown || w->ndef > 1)
-		return fz_set_of(doc);
+		return fz_set_of(fz_doc[op]);
 	c->sh->predicted++;
 	fz_set_add(&s, w->ndef ? w->err : 0);
 	return s;
 }
 
-/* printable excerpt of a command */
+/* A printable excerpt of a command */
 const char *fz_show(const char *s, size_t len)
 {
 	static char out[200];
@@ -131,30 +123,26 @@ const char *fz_show(const char *s, size_t len)
 }
 
 /*
- * The kernel's record check (uev_format_check_record) on a payload of a
- * known format: 0, -EFAULT, or 1 when the answer depends on a byte of
- * the common header.
+ * The kernel's record check (uev_format_check_record) on a payload of a known
+ * format: 0, -EFAULT, or 1 when the answer depends on a byte of the common header.
  */
-int fz_model_record(const struct fz_target *t, const unsigned char *p,
-		    __u32 len)
+int fz_model_record(const struct fz_target *t, const unsigned char *p, __u32 len)
 {
 	__u32 off = 0, loc, start, size, rec = fz_entry + len, last;
 	int i, unsure = 0;
 
 	for (i = 0; i < t->nf; off += t->f[i].size, i++) {
-		if (t->f[i].kind != FK_DL && t->f[i].kind != FK_RL)
+		if (t->f[i].kind == FK_FIXED)
 			continue;
 		memcpy(&loc, p + off, 4);
 		start = (loc & 0xffff) + (t->f[i].kind == FK_RL ? fz_entry + off + 4 : 0);
 		size = loc >> 16;
 		if (start + size > rec || (t->f[i].str && !size))
 			return -EFAULT;
-		if (!t->f[i].str)
-			continue;
 		last = start + size - 1;
-		if (last < fz_entry)
+		if (t->f[i].str && last < fz_entry)
 			unsure = 1;
-		else if (p[last - fz_entry])
+		else if (t->f[i].str && p[last - fz_entry])
 			return -EFAULT;
 	}
 	return unsure;
