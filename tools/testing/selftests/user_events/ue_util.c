@@ -15,10 +15,7 @@
 /* ue_tpath() into a buffer that lives until the end of the enclosing block */
 #define UE_TP(...)	ue_tpath((char [PATH_MAX]) { 0 }, PATH_MAX, __VA_ARGS__)
 
-/*
- * Evaluate @cond until it holds, for at most @secs seconds (a failure bound, not a
- * synchronisation), sleeping @us microseconds (0: yielding) between tries: its last value.
- */
+/* @cond's last value, polled @us apart (0: yield) for at most @secs: a failure bound only */
 #define UE_POLL(cond, secs, us)						\
 ({									\
 	double __end = ue_now() + (secs);				\
@@ -80,21 +77,16 @@ static void *ue_realloc(void *p, size_t size)
 char *ue_read_all(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	char *buf = NULL, *more;
 	size_t cap = 0, used = 0;
 	ssize_t got = 1;
+	char *buf = NULL;
 
 	if (fd < 0)
 		return NULL;
 	while (got > 0) {
 		if (cap - used < 1024) {
 			cap = cap ? cap * 2 : 4096;
-			more = realloc(buf, cap);
-			if (!more) {
-				got = -1;
-				break;
-			}
-			buf = more;
+			buf = ue_realloc(buf, cap);
 		}
 		got = read(fd, buf + used, cap - used - 1);
 		used += got > 0 ? got : 0;
@@ -106,18 +98,6 @@ char *ue_read_all(const char *path)
 	}
 	buf[used] = '\0';
 	return buf;
-}
-
-bool ue_find_line(const char *text, const char *needle, char *out, size_t len)
-{
-	const char *hit = text ? strstr(text, needle) : NULL, *start = hit;
-
-	if (!hit)
-		return false;
-	while (start > text && start[-1] != '\n')
-		start--;
-	snprintf(out, len, "%.*s", (int)(strchrnul(hit, '\n') - start), start);
-	return true;
 }
 
 /* CLOCK_MONOTONIC in seconds, the clock of every bounded wait */
@@ -948,10 +928,12 @@ int ue_count_in(const char *path, const char *needle)
 
 void ue_show_line(const char *tool, const char *path, const char *needle)
 {
-	char *text = ue_read_all(path), line[512];
+	char *text = ue_read_all(path), *hit = text ? strstr(text, needle) : NULL, *start = hit;
 
-	if (ue_find_line(text, needle, line, sizeof(line)))
-		fprintf(stderr, "# %s: %s\n", tool, line);
+	while (hit && start > text && start[-1] != '\n')
+		start--;
+	if (hit)
+		fprintf(stderr, "# %s: %.*s\n", tool, (int)(strchrnul(hit, '\n') - start), start);
 	free(text);
 }
 

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers of the user_events selftests (ue_util.c, linked into every test
- * program with libuser_events).  They use the documented ABI only (tracefs,
- * perf_event_open()) and return 0 or a negative errno to compare directly.
+ * Helpers of the user_events selftests, linked into every program with libuser_events.  Documented
+ * ABI only (tracefs, perf_event_open()); they return 0 or a negative errno unless said otherwise.
  */
 #ifndef _UE_UTIL_H
 #define _UE_UTIL_H
@@ -47,51 +46,40 @@
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
 
-/*
- * tracefs (mounted if need be) and files; ue_read_all(): NULL with errno set on failure;
- * ue_map_page(): a fresh, never touched anonymous page.
- */
+/* tracefs is mounted if need be; ue_read_all(): malloc()ed, NULL with errno set on failure */
 __printf(3, 4) char *ue_tpath(char *buf, size_t len, const char *fmt, ...);
 int ue_write_str(const char *path, const char *val, int oflags);
 char *ue_read_all(const char *path);
-bool ue_find_line(const char *text, const char *needle, char *out, size_t len);
 double ue_elapsed(const struct timespec *start);
-void *ue_map_page(int prot);
+void *ue_map_page(int prot);	/* a fresh, never touched anonymous page */
 
-/*
- * user_events_data.  ue_reg_in_thread(): by a thread that exits right after; ue_del_name():
- * through a fd of its own (the caller's holds no reference); the waits poll, bounded.
- */
+/* ue_reg_in_thread(): by a thread that exits right after; ue_del_name(): through a fd of its own */
 bool ue_available(void);
 int ue_open_data(void);
 void ue_fill_reg(struct user_reg *reg, const char *cmd, void *addr, int size, int bit,
 		 __u16 flags);
 int ue_reg_raw(int fd, void *arg);
-/*
- * Sets the size (the first __u32) of struct user_reg/user_unreg @arg of @size bytes to the @i-th
- * one it must be refused with; returns the error it must give (EINVAL, E2BIG), 0 past the last.
- */
+/* Give @arg (user_reg/unreg of @size bytes) the @i-th bad size: its error, 0 past the last */
 int ue_bad_arg_size(int i, void *arg, __u32 size);
 int ue_reg(int fd, const char *cmd, void *addr, int size, int bit, __u16 flags, __u32 *index);
 int ue_reg_in_thread(int fd, const char *cmd, void *addr, int bit);
 int ue_unreg(int fd, void *addr, int bit);
-/* Register @cmd (bit 0 of the u32 at @addr) on a file of its own, unregister, close: 0 or -errno */
+/* Register @cmd (bit 0 of the u32 at @addr) on a fd of its own, unregister, close */
 int ue_reg_once(const char *cmd, void *addr, __u16 flags);
 int ue_del(int fd, const char *name);
 int ue_del_name(const char *name);
 ssize_t ue_emit(int fd, __u32 idx, const void *payload, size_t len);
 bool ue_bit_set(const void *addr, int size, int bit);
+/* The waits poll for at most UE_WAIT_SECS: false on timeout */
 bool ue_wait_bit(const void *addr, int size, int bit, bool want);
 bool ue_wait_lib(const struct ue_event *e, bool want);
 
 /*
- * Per-event tracefs files, the trace, user_events_status.  ue_set_enable() of @name NULL: the
- * system's enable file, every event of @sys.  ue_field_offset() of field NULL
- * and ue_entry_size(): where the common_ fields end (sizeof(struct trace_entry)).
- * ue_multi_versions(): how many NAME.<hex> events there are, one with @field (NULL: any)
- * goes to @tp.  ue_trace_count(): lines of event @name, the last to @last.  ue_leftovers():
- * tracefs directories, status and dynamic_events lines of events named @prefix*, the first
- * few to @out; @del deletes them.
+ * ue_set_enable() of @name NULL: every event of @sys.  ue_field_offset() of @field NULL and
+ * ue_entry_size(): where the common_ fields end.  ue_multi_versions(): how many NAME.<hex>
+ * events, one with @field (NULL: any) to @tp.  ue_trace_count(): lines of event @name, the last
+ * to @last.  ue_leftovers(): tracefs dirs, status and dynamic_events lines of @prefix* events,
+ * as many as fit to @out; @del deletes them.
  */
 int ue_set_enable(const char *sys, const char *name, bool on);
 bool ue_event_exists(const char *sys, const char *name);
@@ -139,9 +127,8 @@ bool ue_dyn_line(const char *name, char *out, size_t len);
 int ue_dyn_count(const char *want);
 
 /*
- * What a test registered, enabled through tracefs and must delete (persistent events):
- * ue_track_cleanup() disables, unregisters, closes and deletes (retrying EBUSY).
- * ue_reg_enabled() registers, enables and waits for the bit.
+ * What a test registered, enabled and must delete: ue_track_cleanup() disables, unregisters,
+ * closes and deletes (retrying EBUSY).  ue_reg_enabled() registers, enables, waits for the bit.
  */
 struct ue_track_reg {
 	int fd;
@@ -167,10 +154,9 @@ int ue_reg_enabled(struct ue_track *t, void *addr, const char *cmd, const char *
 void ue_track_cleanup(struct ue_track *t);
 
 /*
- * The usual fixture: a tracked user_events_data fd (self->t), a zeroed
- * page for enable words (self->page) and a perf fd closed at the end
- * (self->perf_fd, -1).  Flags: UE_ROOT skips the tests unless root,
- * UE_TRACE turns tracing on and clears the trace before and after.
+ * The usual fixture: a tracked user_events_data fd (self->t), a zeroed page for enable words
+ * (self->page), a perf fd closed at the end (self->perf_fd, -1).  UE_ROOT skips the tests
+ * unless root, UE_TRACE turns tracing on and clears the trace before and after.
  */
 #define UE_ROOT		1
 #define UE_TRACE	2
@@ -179,14 +165,13 @@ const char *ue_skip_reason(int flags);
 int ue_fixture_init(struct ue_track *t, char **page, int *perf_fd, int flags);
 void ue_fixture_fini(struct ue_track *t, char *page, int perf_fd, int flags);
 
-/* The members of the usual fixture: FIXTURE(x) { UE_FIXTURE_MEMBERS; }; */
+/* FIXTURE(x) { UE_FIXTURE_MEMBERS; }; FIXTURE_SETUP(x) { UE_SETUP(flags); } */
 #define UE_FIXTURE_MEMBERS						\
 	struct ue_track t;						\
 	char *page;							\
 	int perf_fd;							\
 	int flags
 
-/* FIXTURE_SETUP(x) { UE_SETUP(flags); } of such a fixture */
 #define UE_SETUP(fixture_flags)						\
 	do {								\
 		self->flags = (fixture_flags);				\
@@ -197,7 +182,6 @@ void ue_fixture_fini(struct ue_track *t, char *page, int perf_fd, int flags);
 				  &self->perf_fd, self->flags));	\
 	} while (0)
 
-/* FIXTURE_TEARDOWN(x) { UE_TEARDOWN(); } of such a fixture */
 #define UE_TEARDOWN()							\
 	ue_fixture_fini(&self->t, self->page, self->perf_fd, self->flags)
 
@@ -211,18 +195,16 @@ int ue_cb_dyn(void *cmd);
 
 /* the number in environment variable @name (@def), within [min, max] */
 long long ue_env(const char *name, long long def, long long min, long long max);
-
 /* one seeded stream of pseudo-random numbers (splitmix64) */
 __u64 ue_rand(__u64 *state);
 __u32 ue_rand_n(__u64 *state, __u32 n);
 
 /*
- * Consumer tests: external tools, and a writer mode of the test binary
- * ("SELF --ue-writer NAME COUNT") that registers NAME UE_WRITER_FIELDS,
- * waits until a tracer enables it and writes COUNT events; event i is
- * seq=i neg=-i val=i*1000+7 tag=t<i> dl=dl-<i> rl=rl-<i>.
- * ue_run_tool(out, prog, args..., NULL) runs in /tmp, its output to @out
- * (NULL: /dev/null): the exit status, 128 + the signal, or -1.
+ * Consumer tests: external tools, and a writer mode of the test binary ("SELF --ue-writer NAME
+ * COUNT") that registers NAME UE_WRITER_FIELDS, waits until a tracer enables it and writes COUNT
+ * events; event i is seq=i neg=-i val=i*1000+7 tag=t<i> dl=dl-<i> rl=rl-<i>.  ue_run_tool(out,
+ * prog, args..., NULL) runs in /tmp, output to @out (NULL: /dev/null): the exit status, 128 +
+ * the signal, or -1.
  */
 #define UE_WRITER_ARG	"--ue-writer"
 #define UE_WRITER_FIELDS "u32 seq; s32 neg; u64 val; char[8] tag; " \
@@ -233,10 +215,7 @@ const char *ue_self(void);
 bool ue_have_tool(const char *prog);
 int ue_run_tool(const char *out, const char *prog, ...);
 int ue_count_str(const char *text, const char *needle);
-/*
- * ASSERT_TRUE(ue_nonnull(p)), not ASSERT_NE(NULL, p): the harness prints
- * operands as integers, which warns for a pointer on 32-bit builds.
- */
+/* ASSERT_TRUE(ue_nonnull(p)), not ASSERT_NE(NULL, p): that warns on 32-bit builds */
 #define ue_nonnull(p)	(!!(p))
 int ue_count_in(const char *path, const char *needle);
 /* Into the test log: the line of @path holding @needle; the first lines of @path */
