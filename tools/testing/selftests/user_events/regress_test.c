@@ -8,6 +8,7 @@
 #include "../kselftest_harness.h"
 
 #define RG_SECS		5.0	/* budget of the repeated cases; at least one round */
+#define RG_ROUNDS	100	/* ... and at most this many rounds, whichever ends first */
 
 FIXTURE(regress) {
 	UE_FIXTURE_MEMBERS;
@@ -91,8 +92,9 @@ TEST_F_TIMEOUT(regress, page_pin_not_in_rcu, 120)
 	ASSERT_TRUE(map != MAP_FAILED);
 	word = (__u32 *)(map + 128);
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_rg_rcu u32 a", word, 4, 4, NULL));
+	/* a round is an enable and a disable */
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	for (i = 0; i % 2 || !i || ue_elapsed(&start) < RG_SECS; i++) {
+	for (i = 0; i < 2 * RG_ROUNDS && (i % 2 || !i || ue_elapsed(&start) < RG_SECS); i++) {
 		ASSERT_EQ(0, madvise(map, size, MADV_DONTNEED));
 		ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_rg_rcu", !(i & 1)));
 		ASSERT_TRUE(ue_wait_bit(word, 4, 4, !(i & 1))) TH_LOG("round %d", i / 2);
@@ -109,6 +111,7 @@ TEST_F_TIMEOUT(regress, page_pin_not_in_rcu, 120)
 }
 
 #define RACE_THREADS	3
+#define RACE_FORKS	150	/* at most this many forks, within RG_SECS */
 #define SLOT_THREADS	4
 #define SLOT_EVENTS	48	/* per thread */
 #define SLOT_N		(SLOT_THREADS * SLOT_EVENTS)
@@ -151,7 +154,7 @@ TEST_F_TIMEOUT(regress, unregister_races_fork, 120)
 		ASSERT_EQ(0, pthread_create(&th[i], NULL, race_worker, &w[i]));
 	}
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	for (forks = 0; ue_elapsed(&start) < RG_SECS; forks++) {
+	for (forks = 0; forks < RACE_FORKS && (!forks || ue_elapsed(&start) < RG_SECS); forks++) {
 		pid = fork();
 		if (pid < 0) {
 			TH_LOG("fork: %s", strerror(errno));
@@ -477,7 +480,7 @@ TEST_F_TIMEOUT(regress, no_leak_on_failed_create, 120)
 	/* keeps "uet_rg_leak_used u32 a" in use for the mismatch path */
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_rg_leak_used u32 a", pg, 4, 0, NULL));
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	for (j = 0; !j || ue_elapsed(&start) < RG_SECS; j++) {
+	for (j = 0; j < RG_ROUNDS && (!j || ue_elapsed(&start) < RG_SECS); j++) {
 		for (i = 0; i < ARRAY_SIZE(bad); i++)
 			ASSERT_EQ(-EINVAL, ue_reg(fd, bad[i] ?: many, pg, 4, 1, 0, NULL))
 				TH_LOG("%s", bad[i] ?: many);
