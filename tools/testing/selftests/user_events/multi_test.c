@@ -71,7 +71,9 @@ TEST_F(multi, same_format_shared)
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
 	pid = fork();
 	ASSERT_LE(0, pid);
+	/* each side closes the other's end: either sees EOF if the other dies */
 	if (!pid) {
+		close(sv[0]);
 		ret = ue_reg(ue_open_data(), "uet_mu_shared u32 a; u64 b", &word, 4, 0, MULTI,
 			     NULL);
 		c = ret ? 'E' : 'R';
@@ -79,6 +81,7 @@ TEST_F(multi, same_format_shared)
 			_exit(2);
 		_exit(ret ? 1 : 0);
 	}
+	close(sv[1]);
 	ASSERT_EQ(1, read(sv[0], &c, 1));
 	ASSERT_EQ('R', c);
 	ASSERT_EQ(1, ue_multi_versions("uet_mu_shared", "a", tp, sizeof(tp)));
@@ -98,7 +101,6 @@ TEST_F(multi, same_format_shared)
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	EXPECT_TRUE(ue_event_exists(UE_SYS_MULTI, tp));
 	close(sv[0]);
-	close(sv[1]);
 	ue_track_cleanup(&self->t);
 	close(fd2);
 	EXPECT_FALSE(ue_event_exists(UE_SYS_MULTI, tp));
