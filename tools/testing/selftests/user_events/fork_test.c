@@ -4,10 +4,9 @@
  * a user_events_data fd passed to another process.  Processes synchronise through a
  * socketpair; enable bits the kernel may update asynchronously are polled, bounded.
  */
+#include "ue_util.h"		/* first: defines _GNU_SOURCE */
 #include <sys/socket.h>
-
 #include "../kselftest_harness.h"
-#include "ue_util.h"
 
 #define EXEC_CHILD_ARG	"--ue-exec-child"
 #define EXEC_CMD	"uet_fk_exec u32 a"

@@ -8,9 +8,8 @@
  * their tracepoint names, accepts "u:NAME.<hex>", and removes unused events and deletes only after
  * a delay (EBUSY).
  */
+#include "ue_util.h"		/* first: defines _GNU_SOURCE */
 #include <sys/socket.h>
-
-#include "ue_util.h"
 #include "../kselftest_harness.h"
 
 #define MULTI USER_EVENT_REG_MULTI_FORMAT
