@@ -247,27 +247,48 @@ TEST_F(dyn, same_parser_as_ioctl)
 	static const char * const cmds[] = {
 		"uet_dy_p0 u8 a; s8 b; u16 c; s16 d; u32 e; s32 f; u64 g; s64 h",
 		"uet_dy_p1 char a; unsigned char b; short c; unsigned short d",
-		"uet_dy_p2 int a; unsigned int b", "uet_dy_p5 struct s a 20",
+		"uet_dy_p2 int a; unsigned int b",
 		"uet_dy_p3 char[20] a; unsigned char[0x14] b; char[024] c",
 		"uet_dy_p4 __data_loc char[] a; __rel_loc unsigned char[] b",
-		"uet_dy_p6 u32 a;;u32 b;", "_uet_dy_p7", "uet_dy_P8_9 u32 _x9",
+		"uet_dy_p5 struct s a 20",
+		"uet_dy_p6 u32 a;;u32 b;",
+		"_uet_dy_p7",
+		"uet_dy_P8_9 u32 _x9",
 		/* any name up to the first space, any field name */
-		"uet_dy.p9 u32 a", "9uet_dy_p10 u32 9a", "uet-dy-p11 u32 a-b",
+		"uet_dy.p9 u32 a",
+		"9uet_dy_p10 u32 9a",
+		"uet-dy-p11 u32 a-b",
 		/* dynamic fields of any element type, text after ']' */
 		"uet_dy_p12 __data_loc char[4] a; __rel_loc u8[] b",
 		"uet_dy_p13 __rel_loc u32[] a; __data_loc foo b",
 		"uet_dy_p14 char[4]xyzab a",	/* 7 bytes after '[' */
-		"uet_dy_p15 struct s a 100000", "uet_dy_p16 u32 a; struct s b 65536; char[1024] c",
+		"uet_dy_p15 struct s a 100000",
+		"uet_dy_p16 u32 a; struct s b 65536; char[1024] c",
 		/* invalid */
-		"uet_dy_bad u128 a", "uet_dy_bad long a", "uet_dy_bad u32",
-		"uet_dy_bad u32 a b", "uet_dy_bad unsigned u32 a", "uet_dy_bad char[0] a",
-		"uet_dy_bad char[aa] a", "uet_dy_bad char[] a", "uet_dy_bad char[9999] a",
-		"uet_dy_bad char[1025] a", "uet_dy_bad char[0x0000000000001] a",
+		"uet_dy_bad u128 a",
+		"uet_dy_bad long a",
+		"uet_dy_bad u32",
+		"uet_dy_bad u32 a b",
+		"uet_dy_bad unsigned u32 a",
+		"uet_dy_bad char[0] a",
+		"uet_dy_bad char[aa] a",
+		"uet_dy_bad char[] a",
+		"uet_dy_bad char[9999] a",
+		"uet_dy_bad char[1025] a",
+		"uet_dy_bad char[0x0000000000001] a",
 		"uet_dy_bad char[4]xyzabc a",	/* 8 bytes after '[' */
-		"uet_dy_bad struct s a", "uet_dy_bad struct s a 0", "uet_dy_bad char a 20",
-		"uet_dy_bad __data_loc cpumask_t[] a", "uet_dy_bad u32  a",
-		"uet_dy_bad u32 a ;u32 b", "uet_dy_bad u32\ta", "uet_dy_bad:flag u32 a",
-		"uet_dy_bad: u32 a", "uet/dy_bad u32 a", ". u32 a", ".. u32 a",
+		"uet_dy_bad struct s a",
+		"uet_dy_bad struct s a 0",
+		"uet_dy_bad char a 20",
+		"uet_dy_bad __data_loc cpumask_t[] a",
+		"uet_dy_bad u32  a",
+		"uet_dy_bad u32 a ;u32 b",
+		"uet_dy_bad u32\ta",
+		"uet_dy_bad:flag u32 a",
+		"uet_dy_bad: u32 a",
+		"uet/dy_bad u32 a",
+		". u32 a",
+		".. u32 a",
 	};
 	char dcmd[600], dname[UE_NAME_MAX];
 	int i, ioc, dyn;
@@ -381,16 +402,21 @@ TEST_F(dyn, ioctl_matches_dyn_event)
 		"uet_dy_match  u32 a;char[16] b;struct s c 8;",
 		"uet_dy_match u32\ta;  char[16]   b; struct  s  c\t8",
 	};
-	/* the fields of the other events of that name */
+	/* other fields under that name */
 	static const char * const other[] = {
-		" u32 a", "", " u32 a; char[0x10] b; struct s c 8",
-		" u32 a ; char[16] b; struct s c 8", " u32 a;; char[16] b; struct s c 8",
-		" u32 a; char[17] b; struct s c 8", " u32 a; char[16] b; struct s c 9",
-		" u32 a; char[16] b; struct t c 8", " s32 a; char[16] b; struct s c 8",
-		" u32 x; char[16] b; struct s c 8", " char[16] b; u32 a; struct s c 8",
+		"uet_dy_match u32 a",
+		"uet_dy_match",
+		"uet_dy_match u32 a; char[0x10] b; struct s c 8",
+		"uet_dy_match u32 a ; char[16] b; struct s c 8",
+		"uet_dy_match u32 a;; char[16] b; struct s c 8",
+		"uet_dy_match u32 a; char[17] b; struct s c 8",
+		"uet_dy_match u32 a; char[16] b; struct s c 9",
+		"uet_dy_match u32 a; char[16] b; struct t c 8",
+		"uet_dy_match s32 a; char[16] b; struct s c 8",
+		"uet_dy_match u32 x; char[16] b; struct s c 8",
+		"uet_dy_match char[16] b; u32 a; struct s c 8",
 	};
 	__u32 idx[ARRAY_SIZE(same)];
-	char cmd[64];
 	int i, id;
 
 	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_match", "u32 a;char[16] b;struct s c 8"));
@@ -401,11 +427,9 @@ TEST_F(dyn, ioctl_matches_dyn_event)
 			TH_LOG("'%s'", same[i]);
 		EXPECT_EQ(idx[0], idx[i]);
 	}
-	for (i = 0; i < ARRAY_SIZE(other); i++) {
-		snprintf(cmd, sizeof(cmd), "uet_dy_match%s", other[i]);
-		EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, cmd, self->page, 4, 16 + i, 0, NULL))
-			TH_LOG("'%s'", cmd);
-	}
+	for (i = 0; i < ARRAY_SIZE(other); i++)
+		EXPECT_EQ(-EADDRINUSE, ue_reg(self->t.fd, other[i], self->page, 4, 16 + i, 0, NULL))
+			TH_LOG("'%s'", other[i]);
 	EXPECT_EQ(id, ue_event_id(UE_SYS, "uet_dy_match"));
 }
 
