@@ -29,7 +29,7 @@ static ssize_t emit_flat(int fd, __u32 idx, const void *payload, size_t len)
 	return ret < 0 ? -errno : ret;
 }
 
-/* Does the first " @field=" of @line start with @str (@val in decimal or 0x-hex)? */
+/* Does the first " @field=" of @line start with @str? */
 static bool shows_str(const char *line, const char *field, const char *str)
 {
 	char key[64];
@@ -40,6 +40,7 @@ static bool shows_str(const char *line, const char *field, const char *str)
 	return pos && !strncmp(pos + strlen(key), str, strlen(str));
 }
 
+/* Does the first " @field=" of @line start with @val in decimal or 0x-hex? */
 static bool shows_num(const char *line, const char *field, unsigned long long val)
 {
 	char dec[32], hex[32];
