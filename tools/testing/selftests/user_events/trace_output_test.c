@@ -200,6 +200,7 @@ static const struct ft_act ft_snapshot = { "snapshot", "1", "0" };
 FIXTURE_SETUP(consumer)
 {
 	const struct ft_act *a;
+	bool tp_printk;
 	char *v;
 	int ret;
 
@@ -222,9 +223,10 @@ FIXTURE_SETUP(consumer)
 		ASSERT_EQ(0, ret) TH_LOG("%s", a->path);
 	}
 	v = variant->kmsg ? ue_read_all(FT_TP_PRINTK) : NULL;
-	if (variant->kmsg && !(v && v[0] == '1'))
-		SKIP(, "tracepoint_printk needs tp_printk at boot");
+	tp_printk = v && v[0] == '1';
 	free(v);
+	if (variant->kmsg && !tp_printk)
+		SKIP(return, "tracepoint_printk needs tp_printk at boot");
 }
 
 FIXTURE_TEARDOWN(consumer)
@@ -345,8 +347,10 @@ FIXTURE_SETUP(hist)
 {
 	char path[PATH_MAX];
 
-	if (ev_open(_metadata, &self->s, HT_NAME " u32 key; u64 val; __rel_loc char[] who",
-		    &self->e) && access(ue_tpath(path, sizeof(path), HT_EV "hist"), F_OK))
+	if (!ev_open(_metadata, &self->s, HT_NAME " u32 key; u64 val; __rel_loc char[] who",
+		     &self->e))
+		return;
+	if (access(ue_tpath(path, sizeof(path), HT_EV "hist"), F_OK))
 		SKIP(return, "no hist file (CONFIG_HIST_TRIGGERS?)");
 }
 
