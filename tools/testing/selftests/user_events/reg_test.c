@@ -3,6 +3,9 @@
 #include "../kselftest_harness.h"
 #include "ue_util.h"
 
+/* The longest DIAG_IOCSREG command, without its NUL (UEV_CMD_MAX, as upstream) */
+#define REG_CMD_MAX	511
+
 FIXTURE(reg) {
 	UE_FIXTURE_MEMBERS;
 };
@@ -104,12 +107,16 @@ TEST_F(reg, refused)
 		cmd_name(name, sizeof(name), c);
 		EXPECT_FALSE(name[0] && ue_event_exists(UE_SYS, name)) TH_LOG("'%s'", name);
 	}
-	/* overlong name, overlong fields */
+	/* overlong name */
 	snprintf(cmd, sizeof(cmd), "uet_reg_long%0*d", (int)sizeof(cmd) - 13, 0);
 	EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, cmd, self->page, 4, 0, 0, NULL));
-	snprintf(cmd, sizeof(cmd), "uet_reg_long2 u32 a%*s; u32 b", (int)sizeof(cmd) - 27, "");
+	/* well-formed fields one byte over the limit; one byte shorter, they are accepted */
+	snprintf(cmd, sizeof(cmd), "uet_reg_long2 u32 a; u32 b%0*d", REG_CMD_MAX + 1 - 26, 0);
+	ASSERT_EQ(REG_CMD_MAX + 1, strlen(cmd));
 	EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, cmd, self->page, 4, 0, 0, NULL));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_reg_long2"));
+	cmd[REG_CMD_MAX] = '\0';
+	EXPECT_EQ(0, ue_track_reg(&self->t, cmd, self->page, 4, 0, NULL));
 }
 
 /* The size of struct user_reg: too small, too big, or bigger with a tail that must be zero */
