@@ -316,7 +316,8 @@ TEST_F(misc, unreg_unknown)
 
 /*
  * Several registrations in one long are found, removed and updated each on its own, in any
- * order; on 64-bit, bit 3 of the upper half is bit 35 (big endian: 3) of the 8-byte value.
+ * order; on 64-bit, bit 3 of the second u32 (hi) is bit 35 of the 8-byte value, but bit 3 on
+ * big endian, where hi is the lower half.
  */
 TEST_F(misc, same_long)
 {
