@@ -76,7 +76,7 @@ FIXTURE_TEARDOWN(limits)
 	ue_fixture_fini(&self->t, self->page, -1, 0);
 }
 
-/* Slot @n: data fd @fds[n] (opened on demand), word @n of @page, bit 0; drop: unreg, close */
+/* Slot @n: data fd @fds[n] (opened on demand), word @n of @page, bit 0 */
 static int reg_on(int *fds, char *page, int n, const char *cmd, __u16 flags)
 {
 	if (fds[n] < 0)
@@ -86,6 +86,7 @@ static int reg_on(int *fds, char *page, int n, const char *cmd, __u16 flags)
 	return ue_reg(fds[n], cmd, page + 8 * n, 4, 0, flags, NULL);
 }
 
+/* Drop every user of slot @n: unregister, close */
 static void drop(int *fds, char *page, int n)
 {
 	ue_unreg(fds[n], page + 8 * n, 0);
