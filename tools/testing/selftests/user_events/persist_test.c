@@ -13,6 +13,7 @@
 #define PERSIST USER_EVENT_REG_PERSIST
 
 static const int perfmon_caps[] = { CAP_PERFMON, CAP_SYS_ADMIN };
+#define NCAPS ARRAY_SIZE(perfmon_caps)
 
 FIXTURE(persist) { UE_FIXTURE_MEMBERS; };
 
@@ -166,23 +167,23 @@ TEST_F(persist, capabilities)
 	int i;
 
 	ue_track_del(&self->t, "uet_pe_nocap");
-	EXPECT_EQ(-EPERM, nocap_reg(perfmon_caps, 2, "uet_pe_nocap u32 a", PERSIST));
+	EXPECT_EQ(-EPERM, nocap_reg(perfmon_caps, NCAPS, "uet_pe_nocap u32 a", PERSIST));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_nocap"));
-	EXPECT_EQ(-EPERM, nocap_reg(perfmon_caps, 2, "uet_pe_nocap u32 a",
+	EXPECT_EQ(-EPERM, nocap_reg(perfmon_caps, NCAPS, "uet_pe_nocap u32 a",
 				    PERSIST | USER_EVENT_REG_MULTI_FORMAT));
-	EXPECT_EQ(0, nocap_reg(perfmon_caps, 2, "uet_pe_nocap u32 a", 0));
+	EXPECT_EQ(0, nocap_reg(perfmon_caps, NCAPS, "uet_pe_nocap u32 a", 0));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_nocap"));
 	/* even if the event already exists and persists */
 	ASSERT_EQ(0, reg_once("uet_pe_nocap u32 a", PERSIST));
-	EXPECT_EQ(-EPERM, nocap_reg(perfmon_caps, 2, "uet_pe_nocap u32 a", PERSIST));
-	EXPECT_EQ(0, nocap_reg(perfmon_caps, 2, "uet_pe_nocap u32 a", 0));
+	EXPECT_EQ(-EPERM, nocap_reg(perfmon_caps, NCAPS, "uet_pe_nocap u32 a", PERSIST));
+	EXPECT_EQ(0, nocap_reg(perfmon_caps, NCAPS, "uet_pe_nocap u32 a", 0));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_pe_nocap"));
 	/* persistent and unused: only a holder of a capability deletes it */
-	EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, 2, ue_cb_del, "uet_pe_nocap"));
+	EXPECT_EQ(-EPERM, ue_run_without_caps(perfmon_caps, NCAPS, ue_cb_del, "uet_pe_nocap"));
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_pe_nocap"));
 	EXPECT_EQ(0, ue_del_name("uet_pe_nocap"));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_nocap"));
-	EXPECT_EQ(-ENOENT, ue_run_without_caps(perfmon_caps, 2, ue_cb_del, "uet_pe_nocap"));
+	EXPECT_EQ(-ENOENT, ue_run_without_caps(perfmon_caps, NCAPS, ue_cb_del, "uet_pe_nocap"));
 	/* CAP_PERFMON without CAP_SYS_ADMIN, then the other way round */
 	ue_track_del(&self->t, "uet_pe_onecap");
 	for (i = 1; i >= 0; i--) {
