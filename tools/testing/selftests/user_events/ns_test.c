@@ -17,6 +17,7 @@
 #include "../kselftest_harness.h"
 
 #define NS_KIDS		4	/* kids of one test at most */
+#define NS_EVENTS	8	/* registrations of a kid besides k_regn()'s */
 #define NS_REGN_MAX	16	/* k_regn() registrations of a kid */
 #define NS_PERF		64	/* perf fds of one test */
 #define NS_LIMIT	4	/* user_events_ns_max of limits_per_group */
@@ -58,7 +59,7 @@ static int ns_recv(int sock, void *buf, size_t len, int secs)
 /* The kid's own file (opened on demand), its registrations, the first one's file and index */
 static struct {
 	int own, nev, fd0;
-	__u32 idx0, words[NS_REGN_MAX + 8];
+	__u32 idx0, words[NS_EVENTS + NS_REGN_MAX];
 } kid = { .own = -1 };
 
 static int kid_own(void)
