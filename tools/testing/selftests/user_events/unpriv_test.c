@@ -102,32 +102,38 @@ static int run_unpriv(int (*fn)(void *), void *arg)
 	return wait_unpriv(fork_unpriv(fn, arg));
 }
 
-static __u16 reg_flags;	/* of do_reg(), set before the fork */
+struct reg_req {
+	const char *cmd;
+	__u16 flags;
+};
 
-static int do_reg(void *cmd)
+static int do_reg(void *arg)
 {
+	struct reg_req *req = arg;
 	static __u32 word;
 
-	return ue_reg_once(cmd, &word, reg_flags);
+	return ue_reg_once(req->cmd, &word, req->flags);
 }
 
 /* the group members can use user_events; the event goes with the registration */
 TEST_F(unpriv, register_plain)
 {
-	reg_flags = 0;
-	EXPECT_EQ(0, run_unpriv(do_reg, "uet_up_plain u32 a"));
+	struct reg_req req = { "uet_up_plain u32 a", 0 };
+
+	EXPECT_EQ(0, run_unpriv(do_reg, &req));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_up_plain"));
 }
 
 /* PERSIST needs CAP_PERFMON, with or without MULTI_FORMAT */
 TEST_F(unpriv, register_persist_eperm)
 {
+	struct reg_req req = { "uet_up_persist u32 a", USER_EVENT_REG_PERSIST };
+
 	ue_track_del(&self->t, "uet_up_persist");
-	reg_flags = USER_EVENT_REG_PERSIST;
-	EXPECT_EQ(-EPERM, run_unpriv(do_reg, "uet_up_persist u32 a"));
+	EXPECT_EQ(-EPERM, run_unpriv(do_reg, &req));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_up_persist"));
-	reg_flags = USER_EVENT_REG_PERSIST | USER_EVENT_REG_MULTI_FORMAT;
-	EXPECT_EQ(-EPERM, run_unpriv(do_reg, "uet_up_persist u32 a"));
+	req.flags = USER_EVENT_REG_PERSIST | USER_EVENT_REG_MULTI_FORMAT;
+	EXPECT_EQ(-EPERM, run_unpriv(do_reg, &req));
 	EXPECT_EQ(-ENOENT, ue_del_name("uet_up_persist"));
 }
 
