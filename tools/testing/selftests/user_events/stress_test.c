@@ -11,6 +11,7 @@
  */
 #include "../kselftest_harness.h"
 #include <dirent.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -31,9 +32,13 @@
 #define ST_SLOT_CHURN	24
 #define ST_SLOT_SHORT	8
 #define ST_NS_EVENTS	3	/* events of a namespace churn child */
+#define ST_RECORDS	150000	/* default cap of checked records */
+#define ST_REC_BYTES	64	/* ring buffer bytes per checked record, max */
+#define ST_PERF_MAX	6	/* perf events a tracer thread holds */
 
 /* sizeof(struct trace_entry), from the format: base of __data_loc offsets */
 static int st_entry;
+static int st_ncpus;
 
 enum st_fmt { FMT_U32, FMT_U64_ARR, FMT_U64_REL, FMT_DL, FMT_CHK };
 
@@ -109,7 +114,10 @@ static struct {
 
 static __u64 st_seed(void)
 {
-	return ((__u64)gettid() << 32 ^ time(NULL)) * 0x9e3779b97f4a7c15ull | 1;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((__u64)gettid() << 32 ^ ts.tv_nsec ^ (__u64)ts.tv_sec << 20) | 1;
 }
 
 static bool st_stopped(void)
@@ -160,13 +168,18 @@ static bool st_check(int op, const char *what, long ret, const int *allowed)
 #define ST_OK(op, what, ret, ...) \
 	st_check(op, what, ret, (const int[]){ __VA_ARGS__, 0 })
 
-/* Checked record @seq of @wid: its val, and its msg in @msg (24 bytes) */
-static __u64 st_chk_val(__u32 wid, __u32 seq, char *msg)
+/* The val of checked record @seq of @wid */
+static __u64 st_chk_val(__u32 wid, __u32 seq)
 {
 	__u64 x = ((__u64)wid << 32 | seq) * 0x9e3779b97f4a7c15ull;
 
-	snprintf(msg, 24, "w%us%u", wid, seq);
 	return x ^ x >> 29;
+}
+
+/* The msg of checked record @seq of @wid, into @buf (24 bytes); its length */
+static int st_chk_msg(char *buf, __u32 wid, __u32 seq)
+{
+	return snprintf(buf, 24, "w%us%u", wid, seq);
 }
 
 /*
@@ -176,8 +189,8 @@ static __u64 st_chk_val(__u32 wid, __u32 seq, char *msg)
 static bool st_chk_write(__u32 wid, __u32 seq)
 {
 	__u32 rec[12] = { st_w.chk_idx, wid, seq };
-	__u64 val = st_chk_val(wid, seq, (char *)&rec[6]);
-	int mlen = strlen((char *)&rec[6]) + 1;
+	__u64 val = st_chk_val(wid, seq);
+	int mlen = st_chk_msg((char *)&rec[6], wid, seq) + 1;
 	ssize_t len = 4 + CHK_FIXED + mlen, ret;
 
 	if (__atomic_fetch_add(&st_sh->chk_reserved, 1, __ATOMIC_RELAXED) >= st_sh->max_records)
@@ -234,25 +247,29 @@ static void st_unreg(int fd, struct st_live *l)
 /* Write registration @l (if its event is written) with value @v: EBADF when disabled */
 static void st_write(int fd, struct st_live *l, __u32 v, const char *what)
 {
-	size_t n = 4 + st_fmt[l->fmt].vsize, tlen;
 	const char *tail = st_fmt[l->fmt].tail;
-	__u32 loc;
-	__u64 a = v;
+	size_t n = 4, tlen = tail ? strlen(tail) + 1 : 0;
+	__u64 v64 = v;
 	char buf[64];
 	ssize_t ret;
+	__u32 loc;
 
 	if (!st_pool[l->pool].write)
 		return;
 	memcpy(buf, &l->idx, 4);
-	memcpy(buf + 4, n == 8 ? (void *)&v : (void *)&a, n - 4);
-	tlen = tail ? strlen(tail) + 1 : 0;
+	if (st_fmt[l->fmt].vsize == 8)
+		memcpy(buf + n, &v64, 8);
+	else
+		memcpy(buf + n, &v, 4);
+	n += st_fmt[l->fmt].vsize;
 	if (st_fmt[l->fmt].loc) {
 		/* __rel_loc: from the end of the word; __data_loc: from the record start */
 		loc = DYN_LOC(st_fmt[l->fmt].loc == LOC_DATA ? st_entry + n : 0, tlen);
 		memcpy(buf + n, &loc, 4);
 		n += 4;
 	}
-	memcpy(buf + n, tail ?: "", tlen);
+	if (tail)
+		memcpy(buf + n, tail, tlen);
 	n += tlen;
 	ret = write(fd, buf, n);
 	if (ret < 0)
@@ -522,86 +539,150 @@ static int st_perf_open(__u64 *rs, const char *sys, const char *name, int op)
 	if (!ST_OK(OP_NR, "read id", id, ENOENT, ENODEV) || id <= 0)
 		return -1;
 	/* CPU-wide: it sees the writes of every process */
-	fd = ue_perf_open_cpu(id, ue_rand_n(rs, get_nprocs()), false);
+	fd = ue_perf_open_cpu(id, ue_rand_n(rs, st_ncpus), false);
 	/* the event (id) may be gone */
 	ST_OK(op, "perf_event_open", fd < 0 ? -errno : fd, EINVAL, ENOENT);
 	return fd;
 }
 
 /*
- * Delete a pool event (@dyn: one of dynamic_events, or create it), which may be in use:
- * DIAG_IOCSDEL or "-:NAME"; the dynamic_events ones also "-:SYSTEM/NAME", "!u:NAME FIELDS".
+ * Delete pool event @p, which may be in use: DIAG_IOCSDEL or "-:NAME"; the
+ * dynamic_events ones also "-:SYSTEM/NAME", "!u:NAME FIELDS".
  */
-static void st_delete(__u64 *rs, bool dyn)
+static void st_delete(__u64 *rs, int p)
 {
-	int p = dyn ? ST_DYN_FIRST + ue_rand_n(rs, ST_NDYN) : ue_rand_n(rs, ST_NPOOL), ret;
-	int how = ue_rand_n(rs, p >= ST_DYN_FIRST && p < ST_DYN_FIRST + ST_NDYN ? 4 : 2);
-	const char *name = st_pool[p].name, *fields = st_fmt[FMT_DL].text;
+	bool dyn = p >= ST_DYN_FIRST && p < ST_DYN_FIRST + ST_NDYN;
+	const char *name = st_pool[p].name;
+	int how = ue_rand_n(rs, dyn ? 4 : 2), ret;
 	char cmd[256];
 
-	if (dyn && !ue_rand_n(rs, 3)) {
-		/* same fields as every registration: never refused */
-		ST_OK(OP_DYN_CREATE, "dynamic_events create", ue_dyn_add(name, fields), 0);
-		return;
-	}
 	if (how == 3)
-		snprintf(cmd, sizeof(cmd), "!u:%s %s", name, fields);
+		snprintf(cmd, sizeof(cmd), "!u:%s %s", name, st_fmt[FMT_DL].text);
 	else
 		snprintf(cmd, sizeof(cmd), "-:%s%s", how == 2 ? UE_SYS "/" : "", name);
-	ret = how ? ue_dyn_cmd(cmd) : ue_del_name(name);
-	if (p != ST_CHK) {
-		ST_OK(how ? OP_DYN_DELETE : OP_DEL, how ? "dynamic_events delete" : "DIAG_IOCSDEL",
-		      ret, ENOENT, EBUSY);
+	if (how)
+		ret = ue_dyn_cmd(cmd);
+	else
+		ret = ue_del_name(name);
+	if (p == ST_CHK) {
+		/* registered and traced all along: always busy */
+		st_count(OP_DEL);
+		if (ret != -EBUSY)
+			st_fail("deleting the checked event: %d", ret);
+	} else if (how) {
+		ST_OK(OP_DYN_DELETE, "dynamic_events delete", ret, ENOENT, EBUSY);
+	} else {
+		ST_OK(OP_DEL, "DIAG_IOCSDEL", ret, ENOENT, EBUSY);
+	}
+}
+
+/* Create one of the dynamic_events events (same fields as every registration), or delete it */
+static void st_dyn(__u64 *rs)
+{
+	int p = ST_DYN_FIRST + ue_rand_n(rs, ST_NDYN);
+
+	if (ue_rand_n(rs, 3))
+		st_delete(rs, p);
+	else	/* never refused */
+		ST_OK(OP_DYN_CREATE, "dynamic_events create",
+		      ue_dyn_add(st_pool[p].name, st_fmt[FMT_DL].text), 0);
+}
+
+/* Toggle the enable file of an event of the run; it may be gone, or go while we write */
+static void st_toggle(__u64 *rs)
+{
+	bool on = ue_rand_n(rs, 2);
+	char name[UE_NAME_MAX];
+	const char *sys;
+
+	if (!st_event(rs, &sys, name))
+		return;
+	ST_OK(OP_ENABLE, "toggle enable", ue_set_enable(sys, name, on), ENOENT, ENODEV);
+}
+
+struct st_perf_fds {
+	int fd[ST_PERF_MAX], n;
+};
+
+/* Close one of the perf events of @p, or open one on an event of the run */
+static void st_perf(__u64 *rs, struct st_perf_fds *p)
+{
+	bool close_one = ue_rand_n(rs, 2);
+	char name[UE_NAME_MAX];
+	const char *sys;
+	int i;
+
+	if (p->n == ST_PERF_MAX || (p->n && close_one)) {
+		i = ue_rand_n(rs, p->n);
+		close(p->fd[i]);
+		p->fd[i] = p->fd[--p->n];
+		st_count(OP_PERF_CLOSE);
 		return;
 	}
-	/* registered and traced all along: always busy */
-	st_count(OP_DEL);
-	if (ret != -EBUSY)
-		st_fail("deleting the checked event: %d", ret);
+	if (!st_event(rs, &sys, name))
+		return;
+	p->fd[p->n] = st_perf_open(rs, sys, name, OP_PERF_OPEN);
+	if (p->fd[p->n] >= 0)
+		p->n++;
+}
+
+/* Read a tracefs file, or the format of an event of the run (which may be gone) */
+static void st_read(__u64 *rs)
+{
+	static const char * const files[] = { "trace", "user_events_status", "dynamic_events" };
+	unsigned int f = ue_rand_n(rs, ARRAY_SIZE(files) + 1);
+	char path[PATH_MAX], name[UE_NAME_MAX], *text = NULL;
+	const char *sys;
+
+	if (f < ARRAY_SIZE(files)) {
+		text = ue_read_all(ue_tpath(path, sizeof(path), "%s", files[f]));
+		ST_OK(OP_READ, files[f], text ? 0 : -errno, 0);
+	} else if (st_event(rs, &sys, name)) {
+		text = ue_format_read(sys, name);
+		ST_OK(OP_READ, "read format", text ? 0 : -errno, ENOENT, ENODEV);
+	}
+	free(text);
 }
 
 enum { TR_TOGGLE, TR_PERF, TR_DYN, TR_DEL, TR_READ, TR_NS, ST_TRACERS };
 
-/* A thread of the test process: toggle enable files, perf events, delete, read tracefs */
+/* A thread of the test process in role @arg (TR_NS: st_ns_churn()) */
 static void *st_tracer(void *arg)
 {
-	static const char * const files[] = { "trace", "user_events_status", "dynamic_events" };
-	char path[PATH_MAX], name[UE_NAME_MAX], *text = NULL;
-	int role = (long)arg, fds[6], n = 0, i;
+	struct st_perf_fds perf = { .n = 0 };
 	__u64 rs = st_seed();
-	const char *sys;
+	int role = (long)arg;
 
 	while (!st_stopped()) {
-		i = ue_rand_n(&rs, 4);
-		if (role == TR_DYN || role == TR_DEL) {
-			st_delete(&rs, role == TR_DYN);
-		} else if (role == TR_READ && i < 3) {
-			text = ue_read_all(ue_tpath(path, sizeof(path), "%s", files[i]));
-			ST_OK(OP_READ, files[i], text ? 0 : -errno, 0);
-		} else if (role == TR_PERF && n && (n == ARRAY_SIZE(fds) || i < 2)) {
-			i = ue_rand_n(&rs, n);
-			close(fds[i]);
-			fds[i] = fds[--n];
-			st_count(OP_PERF_CLOSE);
-		} else if (!st_event(&rs, &sys, name)) {
-			continue;
-		} else if (role == TR_TOGGLE) {
-			/* the event may be gone, or go while we write */
-			ST_OK(OP_ENABLE, "toggle enable", ue_set_enable(sys, name, i & 1),
-			      ENOENT, ENODEV);
-		} else if (role == TR_PERF) {
-			fds[n] = st_perf_open(&rs, sys, name, OP_PERF_OPEN);
-			n += fds[n] >= 0;
-		} else {
-			text = ue_format_read(sys, name);
-			ST_OK(OP_READ, "read format", text ? 0 : -errno, ENOENT, ENODEV);
+		switch (role) {
+		case TR_TOGGLE:
+			st_toggle(&rs);
+			break;
+		case TR_PERF:
+			st_perf(&rs, &perf);
+			break;
+		case TR_DYN:
+			st_dyn(&rs);
+			break;
+		case TR_DEL:
+			st_delete(&rs, ue_rand_n(&rs, ST_NPOOL));
+			break;
+		case TR_READ:
+			st_read(&rs);
+			break;
 		}
-		free(text);
-		text = NULL;
 	}
-	while (n)
-		close(fds[--n]);
+	while (perf.n)
+		close(perf.fd[--perf.n]);
 	return NULL;
+}
+
+/* Wait (bounded) for @len bytes of @sock; true if they came */
+static bool st_recv(int sock, void *buf, size_t len)
+{
+	struct pollfd pfd = { .fd = sock, .events = POLLIN };
+
+	return poll(&pfd, 1, UE_WAIT_SECS * 1000) == 1 && recv(sock, buf, len, 0) == (ssize_t)len;
 }
 
 /*
@@ -632,7 +713,7 @@ static void st_ns_child(int sock, bool wait_host)
 	msg = ue_userns_inum();
 	if (send(sock, &msg, sizeof(msg), MSG_NOSIGNAL) != sizeof(msg))
 		_exit(4);
-	if (wait_host && recv(sock, &go, 1, 0) != 1)
+	if (wait_host && !st_recv(sock, &go, 1))
 		_exit(5);
 	for (i = 0; i < ST_NS_EVENTS; i++) {
 		if (go && !ue_wait_bit(&words[i], 4, 0, true))
@@ -666,7 +747,6 @@ static bool st_ns_trace(__u64 *rs, const char *sys, int *perf, int *nperf)
 static void *st_ns_churn(void *arg)
 {
 	char *groups = ue_read_all(UE_NS_SYSCTL_GROUPS), go, sys[64];
-	struct timeval tv = { .tv_sec = UE_WAIT_SECS };	/* bounds each wait for the other */
 	bool on = groups && atoi(groups) == 1, wait_host;
 	int sv[2], perf[ST_NS_EVENTS], nperf, ret;
 	__u64 rs = st_seed();
@@ -683,8 +763,6 @@ static void *st_ns_churn(void *arg)
 			st_fail("socketpair: %s", strerror(errno));
 			break;
 		}
-		setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-		setsockopt(sv[1], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 		wait_host = ue_rand_n(&rs, 4);
 		pid = fork();
 		if (!pid) {
@@ -698,7 +776,7 @@ static void *st_ns_churn(void *arg)
 			break;
 		}
 		st_count(OP_NS_CHILD);
-		if (recv(sv[0], &inum, sizeof(inum), 0) != sizeof(inum))
+		if (!st_recv(sv[0], &inum, sizeof(inum)))
 			inum = 0;	/* the child's status says why */
 		nperf = 0;
 		go = 0;
@@ -745,7 +823,7 @@ static void st_verify_trace(struct __test_metadata *_metadata)
 	__u64 *base = calloc(nwid + 1, sizeof(*base));
 	__u64 wid, seq, val, in_buf = 0, written = 0, expected, records = 0;
 	__u64 bad = 0, dup = 0, missing = 0, stray = 0;
-	char path[PATH_MAX], msg[32], want[32], *line = NULL, *p;
+	char path[PATH_MAX], msg[32], want[32], *line = NULL, *p, *m;
 	unsigned char *seen;
 	size_t cap = 0;
 	FILE *f;
@@ -762,35 +840,48 @@ static void st_verify_trace(struct __test_metadata *_metadata)
 	}
 	while (getline(&line, &cap, f) > 0) {
 		p = strstr(line, "entries-in-buffer/entries-written:");
-		if (p && sscanf(p, "entries-in-buffer/entries-written: %llu/%llu",
-				&in_buf, &written) != 2)
-			st_fail("cannot parse: %s", p);
-		p = p ? NULL : strstr(line, CHK_NAME ":");
+		if (p) {
+			if (sscanf(p, "entries-in-buffer/entries-written: %llu/%llu",
+				   &in_buf, &written) != 2)
+				st_fail("cannot parse: %s", p);
+			continue;
+		}
+		p = strstr(line, CHK_NAME ":");
 		if (!p)
 			continue;
 		records++;
-		if (!st_field(p, " wid=", &wid) || !st_field(p, " seq=", &seq) ||
-		    !st_field(p, " val=", &val) || !strstr(p, " msg=") ||
-		    sscanf(strstr(p, " msg=") + 5, "%31s", msg) != 1) {
+		m = strstr(p, " msg=");
+		if (!m || !st_field(p, " wid=", &wid) || !st_field(p, " seq=", &seq) ||
+		    !st_field(p, " val=", &val) || sscanf(m + 5, "%31s", msg) != 1) {
 			bad++;
 			st_fail("unparsable record: %s", line);
-		} else if (wid >= nwid || seq >= st_sh->wcount[wid]) {
+			continue;
+		}
+		st_chk_msg(want, wid, seq);
+		if (wid >= nwid || seq >= st_sh->wcount[wid]) {
 			stray++;
 			st_fail("record never written: %s", line);
-		} else if (st_chk_val(wid, seq, want) != val || strcmp(msg, want)) {
+		} else if (st_chk_val(wid, seq) != val || strcmp(msg, want)) {
 			bad++;
 			st_fail("corrupt record (want val=0x%llx msg=%s): %s",
-				st_chk_val(wid, seq, want), want, line);
-		} else if (seen[base[wid] + seq]++) {
+				st_chk_val(wid, seq), want, line);
+		} else if (seen[base[wid] + seq]) {
 			dup++;
 			st_fail("duplicate record: %s", line);
+		} else {
+			seen[base[wid] + seq] = 1;
 		}
 	}
-	for (w = 0; w < nwid; w++)
-		for (seq = 0; seq < st_sh->wcount[w]; seq++)
-			if (!seen[base[w] + seq] && !missing++)
+	for (w = 0; w < nwid; w++) {
+		for (seq = 0; seq < st_sh->wcount[w]; seq++) {
+			if (seen[base[w] + seq])
+				continue;
+			if (!missing)
 				st_fail("record wid %u seq %llu missing (%llu/%llu)",
 					w, seq, in_buf, written);
+			missing++;
+		}
+	}
 	if (in_buf != written)
 		st_fail("ring buffer overwrote records: %llu/%llu", in_buf, written);
 out:
@@ -832,7 +923,7 @@ TEST_F_TIMEOUT(stress, processes_threads_tracers, 1800)
 {
 	double secs = ue_env("UE_STRESS_SECONDS", 20, 1, 600);
 	__u64 max_ops = ue_env("UE_STRESS_OPS", 5000000, 1000, LONG_MAX);
-	__u64 max_records = ue_env("UE_STRESS_RECORDS", 150000, 1000, 1000000);
+	__u64 max_records = ue_env("UE_STRESS_RECORDS", ST_RECORDS, 1000, 1000000);
 	char path[PATH_MAX], left[128], line[1024], *old_top;
 	int i, n, nth, active0, busy0, active, busy, ret;
 	pthread_t th[ST_TRACERS];
@@ -860,8 +951,7 @@ TEST_F_TIMEOUT(stress, processes_threads_tracers, 1800)
 	/* The checked event, traced in a private instance all along */
 	ASSERT_EQ(0, mkdir(ue_tpath(path, sizeof(path), "instances/" ST_INST), 0755))
 		TH_LOG("mkdir %s: %s", path, strerror(errno));
-	/* 64 bytes per checked record at most */
-	st_buffer_size("instances/" ST_INST "/", max_records * 64 / 1024 + 1024);
+	st_buffer_size("instances/" ST_INST "/", max_records * ST_REC_BYTES / 1024 + 1024);
 	ASSERT_EQ(0, ue_dyn_add(CHK_NAME, CHK_FIELDS));
 	st_entry = ue_entry_size(UE_SYS, CHK_NAME);
 	ASSERT_LT(0, st_entry);
@@ -871,6 +961,7 @@ TEST_F_TIMEOUT(stress, processes_threads_tracers, 1800)
 	st_buffer_size("", 256);
 	ue_tracing_on();
 
+	st_ncpus = get_nprocs();
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	spawner = fork();
 	ASSERT_LE(0, spawner);
