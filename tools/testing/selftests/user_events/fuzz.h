@@ -40,7 +40,7 @@ struct fz_want {
 	struct fz_set extra;	/* allowed besides the prediction */
 };
 
-/* A row of a table of choices: its share in percent, the errno it plants (0: none) */
+/* A row of a table of choices for fz_pick(): its share in percent, the errno it plants */
 struct fz_kind {
 	int pct, err;
 };
@@ -109,7 +109,7 @@ const char *fz_show(const char *s, size_t len);
 int fz_model_record(const struct fz_target *t, const unsigned char *p, __u32 len);
 /* fz_gen.c */
 bool fz_pct(__u64 *rs, __u32 pct);
-int fz_pick(__u64 *rs, const struct fz_kind *k, struct fz_want *w);
+int fz_pick(__u64 *rs, const struct fz_kind *k, int n, struct fz_want *w);
 void fz_gen_cmd(struct fz_ctx *c, __u64 *rs, struct fz_cmd *cmd);
 __u32 fz_gen_random(__u64 *rs, unsigned char *p, __u32 from);
 __u32 fz_gen_payload(__u64 *rs, const struct fz_target *t, unsigned char *p);

@@ -68,9 +68,12 @@ static void fz_clean(struct fz_ctx *c, bool end)
 		for (t = 0, busy = false; t < fz_ntargets && !end; t++)
 			busy |= !strcmp(c->names[i], fz_targets[t].name);
 		/* DIAG_IOCSDEL reads FZ_CMD_MAX bytes: longer names go by "-:" */
-		ret = strlen(c->names[i]) > FZ_CMD_MAX ?
-		      fz_dyn_write(fz_tmp, sprintf(fz_tmp, "-:%s", c->names[i])) :
-		      ue_del_name(c->names[i]);
+		if (strlen(c->names[i]) > FZ_CMD_MAX) {
+			snprintf(fz_tmp, sizeof(fz_tmp), "-:%s", c->names[i]);
+			ret = fz_dyn_write(fz_tmp, strlen(fz_tmp));
+		} else {
+			ret = ue_del_name(c->names[i]);
+		}
 		fz_check(c, OP_DEL, ret, fz_set_of(errs + !busy), "clean up: delete %s",
 			 c->names[i]);
 		if (busy)	/* a target that became persistent goes at the end */
@@ -181,7 +184,7 @@ static void fz_batch(struct fz_shared *sh, __u64 seed, __u64 first, __u64 end, c
 		rs = ue_rand(&rs);
 		if (c.nlive >= FZ_LIVE_MAX - 1 || c.nnames >= FZ_NAMES_MAX)
 			fz_clean(&c, false);
-		cases[fz_pick(&rs, pct, NULL)](&c, &rs);
+		cases[fz_pick(&rs, pct, ARRAY_SIZE(pct), NULL)](&c, &rs);
 	}
 	while (c.nperf)
 		close(c.perf_fd[--c.nperf]);

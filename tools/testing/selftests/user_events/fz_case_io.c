@@ -32,25 +32,38 @@ static int fz_writev(__u64 *rs, int fd, char *dst, __u32 count, int *niov, bool 
  */
 void fz_case_write(struct fz_ctx *c, __u64 *rs)
 {
+	/* a target's, unknown, negative, huge, a fuzz registration's (never traced, mostly) */
 	static const struct fz_kind idx[] = { { 65 }, { 10, ENOENT }, { 7, EINVAL }, { 6, ENOENT },
 					      { 12 } };
 	bool vec = fz_pct(rs, 40), kptr = false;
 	const struct fz_target *t = NULL;
 	struct fz_want w = { 0 };
-	int k = fz_pick(rs, idx, &w), niov = 1, model, ret, fd = c->fd_tgt;
+	int k = fz_pick(rs, idx, ARRAY_SIZE(idx), &w), niov = 1, model, ret, fd = c->fd_tgt;
 	__u32 plen, count, readable;
-	__s32 i = k == 1 ? fz_ntargets + ue_rand_n(rs, 1000) :
-		  k == 2 ? -1 - (__s32)ue_rand_n(rs, 0x7fffffff) :
-		  k == 3 ? (1 << 20) + ue_rand_n(rs, 1 << 30) : ue_rand_n(rs, 64);
-	char *dst = c->wbuf + ue_rand_n(rs, 64);
+	char *dst;
+	__s32 i;
 
-	if (k >= 3)
-		fd = fz_pct(rs, 50) ? c->fd_main : c->fd_aux;
-	if (!k) {
+	switch (k) {
+	case 0:
 		t = &fz_targets[ue_rand_n(rs, fz_ntargets)];
 		i = t->idx;
+		break;
+	case 1:
+		i = fz_ntargets + ue_rand_n(rs, 1000);
+		break;
+	case 2:
+		i = -1 - (__s32)ue_rand_n(rs, 0x7fffffff);
+		break;
+	case 3:
+		i = (1 << 20) + ue_rand_n(rs, 1 << 30);
+		break;
+	default:
+		i = ue_rand_n(rs, 64);
+		w.unknown = true;
 	}
-	w.unknown = k == 4;	/* fuzz registrations: never traced, mostly */
+	dst = c->wbuf + ue_rand_n(rs, 64);
+	if (k >= 3)
+		fd = fz_pct(rs, 50) ? c->fd_main : c->fd_aux;
 	memcpy(fz_tmp, &i, 4);	/* the index, then the payload */
 	plen = t ? fz_gen_payload(rs, t, (unsigned char *)fz_tmp + 4) :
 	       fz_gen_random(rs, (unsigned char *)fz_tmp + 4, 0);
@@ -66,9 +79,16 @@ void fz_case_write(struct fz_ctx *c, __u64 *rs)
 	 * big for every attached consumer: ftrace holds fz_payload_max bytes, perf
 	 * FZ_PERF_MAX; a consumer too small drops it alone.
 	 */
-	model = count < 4 || readable < 4 || !t ? 0 : plen < (__u32)t->size ? -EINVAL :
-		plen > fz_payload_max && (!t->perf || plen > FZ_PERF_MAX) ? -E2BIG :
-		readable < count ? -EFAULT : fz_model_record(t, (unsigned char *)fz_tmp + 4, plen);
+	if (count < 4 || readable < 4 || !t)
+		model = 0;
+	else if (plen < (__u32)t->size)
+		model = -EINVAL;
+	else if (plen > fz_payload_max && (!t->perf || plen > FZ_PERF_MAX))
+		model = -E2BIG;
+	else if (readable < count)
+		model = -EFAULT;
+	else
+		model = fz_model_record(t, (unsigned char *)fz_tmp + 4, plen);
 	fz_defect(&w, -model);
 	if (model > 0)
 		fz_set_add(&w.extra, EFAULT);
@@ -98,7 +118,7 @@ void fz_case_del(struct fz_ctx *c, __u64 *rs)
 
 	if (r < 40) {	/* never used: random bytes, NUL and non-ASCII included */
 		n = fz_pct(rs, 80) ? ue_rand_n(rs, 64) : ue_rand_n(rs, 700);
-		for (i = sprintf(buf, FZ_PREFIX "_del_"); n--; i++)
+		for (i = snprintf(buf, c->page, FZ_PREFIX "_del_"); n--; i++)
 			buf[i] = fz_pct(rs, 90) ? 'a' + ue_rand_n(rs, 26) : ue_rand(rs);
 		buf[i] = '\0';
 		fz_defect(&w, strlen(buf) > FZ_CMD_MAX ? EINVAL : ENOENT);
@@ -109,7 +129,7 @@ void fz_case_del(struct fz_ctx *c, __u64 *rs)
 		snprintf(buf, 256, "%s", fz_targets[ue_rand_n(rs, fz_ntargets)].name);
 		fz_defect(&w, EBUSY);
 	} else if (r < 80) {
-		sprintf(buf, FZ_PREFIX "_n%u", ue_rand_n(rs, FZ_SHARED));
+		snprintf(buf, 256, FZ_PREFIX "_n%u", ue_rand_n(rs, FZ_SHARED));
 		w.unknown = true;
 	} else {
 		arg = fz_bad_str(c, rs, &w);
@@ -135,6 +155,9 @@ int fz_dyn_write(const char *buf, size_t len)
 	return ret;
 }
 
+/* dynamic_events refuses a line of 4095 bytes and up, 4096 and up with no newline (ours) */
+#define FZ_DYN_WRITE_MAX	4095
+
 /* A "u:" line from a generated command into @line; its length */
 static size_t fz_dyn_create(struct fz_ctx *c, __u64 *rs, char *line, struct fz_want *w)
 {
@@ -152,26 +175,28 @@ static size_t fz_dyn_create(struct fz_ctx *c, __u64 *rs, char *line, struct fz_w
 	}
 	/* 511 bytes is the ioctl's limit: a line may be longer */
 	w->ndef -= cmd.too_long && !cmd.mutated;
-	len = sprintf(line, "u:") + cmd.len;
+	memcpy(line, "u:", 2);
 	memcpy(line + 2, cmd.buf, cmd.len);
+	len = 2 + cmd.len;
 	for (i = 2; i < len; i++)	/* one line: a newline would end it */
 		line[i] = line[i] == '\n' ? ' ' : line[i];
 	if (fz_pct(rs, 3))	/* longer than a tracefs command line */
 		while (len < 4100 + ue_rand_n(rs, 1000))
 			line[len++] = ' ';
 	/* a NUL ends the line early: refused ('#' from a mutation: unknown) */
-	if (len > 4096 || memchr(line, '\0', len))
+	if (len > FZ_DYN_WRITE_MAX || memchr(line, '\0', len))
 		*w = (struct fz_want){ .ndef = 1, .err = EINVAL };
 	return len;
 }
 
-/* A delete line into @line; 0 for a baseline event */
-static size_t fz_dyn_delete(struct fz_ctx *c, __u64 *rs, __u32 r, char *line, struct fz_want *w)
+/* A delete line into @line (@size bytes); its length, 0 for a baseline event */
+static size_t fz_dyn_delete(struct fz_ctx *c, __u64 *rs, __u32 r, char *line, int size,
+			    struct fz_want *w)
 {
 	static const char * const fmt[] = { "-:%s%s", "-:%s/%s", "!u:%s%s", "!u:%s%s u32 a" };
 	char name[FZ_NAME_MAX + 1];
 	const char *nm = name;
-	int k;
+	int k, len;
 
 	if (r < 80 && c->nnames) {
 		nm = c->names[ue_rand_n(rs, c->nnames)];
@@ -180,14 +205,19 @@ static size_t fz_dyn_delete(struct fz_ctx *c, __u64 *rs, __u32 r, char *line, st
 		nm = fz_targets[ue_rand_n(rs, fz_ntargets)].name;
 		fz_defect(w, EBUSY);
 	} else {
-		sprintf(name, FZ_PREFIX "_del_%llu", c->ncase);
+		snprintf(name, sizeof(name), FZ_PREFIX "_del_%llu", c->ncase);
 		fz_defect(w, ENOENT);
 	}
 	/* with a system or fields that may not match: unknown */
 	k = ue_rand_n(rs, 4);
 	w->unknown |= k % 2;
-	r = sprintf(line, fmt[k], k != 1 ? "" : fz_pct(rs, 50) ? UE_SYS : UE_SYS_MULTI, nm);
-	return fz_is_baseline(c, nm) ? 0 : r;
+	if (k == 1)
+		len = snprintf(line, size, fmt[k], fz_pct(rs, 50) ? UE_SYS : UE_SYS_MULTI, nm);
+	else
+		len = snprintf(line, size, fmt[k], "", nm);
+	if (fz_is_baseline(c, nm))
+		return 0;
+	return fz_min(len, size - 1);
 }
 
 void fz_case_dyn(struct fz_ctx *c, __u64 *rs)
@@ -198,7 +228,10 @@ void fz_case_dyn(struct fz_ctx *c, __u64 *rs)
 	size_t len;
 	int ret;
 
-	len = r < 70 ? fz_dyn_create(c, rs, line, &w) : fz_dyn_delete(c, rs, r, line, &w);
+	if (r < 70)
+		len = fz_dyn_create(c, rs, line, &w);
+	else
+		len = fz_dyn_delete(c, rs, r, line, sizeof(line), &w);
 	if (!len)
 		return;
 	ret = fz_dyn_write(line, len);

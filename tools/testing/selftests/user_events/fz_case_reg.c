@@ -100,14 +100,32 @@ static void *fz_arg(struct fz_ctx *c, __u64 *rs, void *s, __u32 ssize, struct fz
 		{ 71 }, { 7 }, { 5, E2BIG }, { 6, EINVAL }, { 5, E2BIG }, { 2 }, { 4, EFAULT },
 	};
 	char *buf = c->arena + 8 * ue_rand_n(rs, 8);
-	int k = fz_pick(rs, kinds, w);
-	__u32 size = ssize;
+	int k = fz_pick(rs, kinds, ARRAY_SIZE(kinds), w);
+	__u32 size;
 
-	size = k == 1 || k == 2 ? ssize + 1 + ue_rand_n(rs, 64) :
-	       k == 3 ? ue_rand_n(rs, ssize) :
-	       k == 4 ? (fz_pct(rs, 70) ? c->page + 1 + ue_rand_n(rs, 16) :
-			 (__u32)ue_rand(rs) | 0x80000000u) :
-	       k == 5 ? c->page : k == 6 ? ssize + 8 + ue_rand_n(rs, 64) : ssize;
+	switch (k) {
+	case 1:		/* a tail of zeroes */
+	case 2:		/* a tail of garbage */
+		size = ssize + 1 + ue_rand_n(rs, 64);
+		break;
+	case 3:		/* short */
+		size = ue_rand_n(rs, ssize);
+		break;
+	case 4:		/* too big */
+		if (fz_pct(rs, 70))
+			size = c->page + 1 + ue_rand_n(rs, 16);
+		else
+			size = (__u32)ue_rand(rs) | 0x80000000u;
+		break;
+	case 5:		/* a page */
+		size = c->page;
+		break;
+	case 6:		/* into the guard page */
+		size = ssize + 8 + ue_rand_n(rs, 64);
+		break;
+	default:
+		size = ssize;
+	}
 	memcpy(s, &size, sizeof(size));
 	if (fz_pct(rs, 4)) {	/* the pointer itself is bad: nothing else can be read */
 		*w = (struct fz_want){ .ndef = 1, .err = EFAULT };
@@ -161,7 +179,7 @@ void fz_case_reg(struct fz_ctx *c, __u64 *rs)
 		reg.name_args = (uintptr_t)fz_bad_str(c, rs, &w);
 	}
 	/* flags, enable size and bit */
-	k = fz_pick(rs, flags, &w);
+	k = fz_pick(rs, flags, ARRAY_SIZE(flags), &w);
 	reg.flags = k < 4 ? flag[k] : (__u16)(USER_EVENT_REG_MAX << ue_rand_n(rs, 14)) |
 		    ue_rand_n(rs, 4);
 	k = ue_rand_n(rs, 100);
@@ -172,7 +190,7 @@ void fz_case_reg(struct fz_ctx *c, __u64 *rs)
 	if ((esize != 4 && esize != 8) || reg.enable_bit >= 8 * esize)
 		fz_defect(&w, EINVAL);
 	/* the enable address; EADDRINUSE for the bit of a live registration */
-	k = fz_pick(rs, addrs, &w);
+	k = fz_pick(rs, addrs, ARRAY_SIZE(addrs), &w);
 	reg.enable_addr = k == 3 ? fz_bad_addr(c, rs, true) : fz_valid_word(c, rs, esize);
 	if (k == 1 && c->nlive) {	/* a live word; the same bit if the size matches */
 		i = ue_rand_n(rs, c->nlive);
@@ -242,7 +260,7 @@ void fz_case_unreg(struct fz_ctx *c, __u64 *rs)
 		w.unknown = true;
 		fz_defect(&w, ENOENT);
 	}
-	k = fz_pick(rs, resv, &w);
+	k = fz_pick(rs, resv, ARRAY_SIZE(resv), &w);
 	u.__reserved = k == 1 ? 1 + ue_rand_n(rs, 255) : 0;
 	u.__reserved2 = k == 2 ? 1 + ue_rand_n(rs, 65535) : 0;
 	arg = fz_arg(c, rs, &u, sizeof(u), &w, NULL);

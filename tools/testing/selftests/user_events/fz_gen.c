@@ -60,26 +60,34 @@ bool fz_pct(__u64 *rs, __u32 pct)
 	return ue_rand_n(rs, 100) < pct;
 }
 
-/* A row of table @k (shares adding up to 100); its errno into @w if any */
-int fz_pick(__u64 *rs, const struct fz_kind *k, struct fz_want *w)
+/*
+ * A row of table @k of @n rows (shares adding up to 100: the last row takes what the
+ * others leave); its errno into @w if any.
+ */
+int fz_pick(__u64 *rs, const struct fz_kind *k, int n, struct fz_want *w)
 {
 	int r = ue_rand_n(rs, 100), i;
 
-	for (i = 0; r >= k[i].pct; i++)
+	for (i = 0; i < n - 1 && r >= k[i].pct; i++)
 		r -= k[i].pct;
 	if (w)
 		fz_defect(w, k[i].err);
 	return i;
 }
 
+/* Append to @cmd what fits (the last byte of the buffer stays free, as in fz_gap()) */
 static __printf(2, 3) void fz_put(struct fz_cmd *cmd, const char *fmt, ...)
 {
-	int room = sizeof(cmd->buf) - 1 - cmd->len;
+	int room = sizeof(cmd->buf) - 1 - cmd->len, n;
 	va_list ap;
 
+	if (room < 1)
+		return;
 	va_start(ap, fmt);
-	cmd->len += fz_min(vsnprintf(cmd->buf + cmd->len, room, fmt, ap), room - 1);
+	n = vsnprintf(cmd->buf + cmd->len, room, fmt, ap);
 	va_end(ap);
+	if (n > 0)
+		cmd->len += fz_min(n, room - 1);
 }
 
 static void fz_ident(__u64 *rs, char *out, int len)
@@ -191,10 +199,11 @@ static void fz_mutate(__u64 *rs, struct fz_cmd *cmd)
 	cmd->mutated = true;
 }
 
-/* The event name into @name; false when the command is a target's, complete */
-static bool fz_gen_name(struct fz_ctx *c, __u64 *rs, struct fz_cmd *cmd, char *name)
+/* The event name into @name (@size bytes); false when the command is a target's, complete */
+static bool fz_gen_name(struct fz_ctx *c, __u64 *rs, struct fz_cmd *cmd, char *name, int size)
 {
 	__u32 r = ue_rand_n(rs, 100);
+	int n;
 
 	cmd->shared = r < 25;
 	if (r < 5) {	/* exactly a target's command: the same event */
@@ -202,15 +211,16 @@ static bool fz_gen_name(struct fz_ctx *c, __u64 *rs, struct fz_cmd *cmd, char *n
 		return false;
 	}
 	if (r < 25) {	/* a target's name, or a shared one */
-		sprintf(name, FZ_PREFIX "_%c%d", r < 12 ? 't' : 'n',
-			ue_rand_n(rs, r < 12 ? fz_ntargets : FZ_SHARED));
+		snprintf(name, size, FZ_PREFIX "_%c%d", r < 12 ? 't' : 'n',
+			 ue_rand_n(rs, r < 12 ? fz_ntargets : FZ_SHARED));
 	} else if (r < 30) {	/* long names: only the command limits them */
-		fz_ident(rs, name + sprintf(name, FZ_PREFIX), 120 + ue_rand_n(rs, 125));
+		n = snprintf(name, size, FZ_PREFIX);
+		fz_ident(rs, name + n, fz_min(120 + ue_rand_n(rs, 125), size - n - 1));
 	} else if (r < 33) {	/* names that are no identifiers */
-		sprintf(name, "%d" FZ_PREFIX ".%llu-%u", ue_rand_n(rs, 10), c->ncase,
-			ue_rand_n(rs, 1000));
+		snprintf(name, size, "%d" FZ_PREFIX ".%llu-%u", ue_rand_n(rs, 10), c->ncase,
+			 ue_rand_n(rs, 1000));
 	} else {
-		sprintf(name, FZ_PREFIX "_%llu_%u", c->ncase, ue_rand_n(rs, 1000));
+		snprintf(name, size, FZ_PREFIX "_%llu_%u", c->ncase, ue_rand_n(rs, 1000));
 	}
 	return true;
 }
@@ -224,7 +234,7 @@ static bool fz_gen_fields(__u64 *rs, struct fz_cmd *cmd, int nf, int budget)
 	};
 	bool has_f0 = nf > 40;
 	char name[40];
-	int i, k, size;
+	int i, k, n, size;
 
 	if (nf)	/* a space after the name (a tab would be part of it) */
 		fz_put(cmd, "%s", lead[ue_rand_n(rs, ARRAY_SIZE(lead))]);
@@ -237,7 +247,8 @@ static bool fz_gen_fields(__u64 *rs, struct fz_cmd *cmd, int nf, int budget)
 		fz_put(cmd, "%s", i ? sep[k] : "");
 		/* "f<i>", or an identifier made unique */
 		fz_ident(rs, name, fz_pct(rs, 80) ? 0 : 1 + ue_rand_n(rs, 12));
-		sprintf(name + strlen(name), name[0] ? "_%d" : "f%d", i);
+		n = strlen(name);
+		snprintf(name + n, sizeof(name) - n, n ? "_%d" : "f%d", i);
 		has_f0 |= !strcmp(name, "f0");
 		size = fz_gen_field(rs, cmd, name, budget);
 		if (size < 0)
@@ -257,7 +268,7 @@ void fz_gen_cmd(struct fz_ctx *c, __u64 *rs, struct fz_cmd *cmd)
 	bool has_f0;
 
 	memset(cmd, 0, sizeof(*cmd));
-	if (!fz_gen_name(c, rs, cmd, name))
+	if (!fz_gen_name(c, rs, cmd, name, sizeof(name)))
 		return;
 	r = ue_rand_n(rs, 100);
 	nf = r < 15 ? 0 : r < 95 ? 1 + ue_rand_n(rs, 6) : 60 + ue_rand_n(rs, 8);
