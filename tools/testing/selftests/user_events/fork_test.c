@@ -29,20 +29,6 @@ static char recv_msg(int fd)
 	return read(fd, &msg, 1) == 1 ? msg : 0;
 }
 
-/* fork() with a socketpair, of which *@fd is this side's end */
-static pid_t sock_fork(int *fd)
-{
-	int sv[2];
-	pid_t pid;
-
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
-		return -1;
-	pid = fork();
-	close(sv[!!pid]);
-	*fd = sv[!pid];
-	return pid;
-}
-
 static int child_status(pid_t pid)
 {
 	int status;
@@ -86,7 +72,7 @@ static void inherit(struct __test_metadata *_metadata, struct ue_track *t, const
 		    void *w, int size, int bit, __u64 other, bool at_once)
 {
 	int fd, on;
-	pid_t pid = sock_fork(&fd);
+	pid_t pid = ue_sock_fork(&fd);
 
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
@@ -136,7 +122,7 @@ TEST_F(fork, parent_unreg_child_keeps)
 	pid_t pid;
 
 	ASSERT_EQ(0, ue_reg(self->t.fd, "uet_fk_punreg u32 a", w, 4, 0, 0, NULL));
-	pid = sock_fork(&fd);
+	pid = ue_sock_fork(&fd);
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		/* the child's registration is its own to remove */
@@ -162,7 +148,7 @@ TEST_F(fork, child_unreg_parent_keeps)
 	pid_t pid;
 
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_fk_cunreg u32 a", w, 4, 2, NULL));
-	pid = sock_fork(&fd);
+	pid = ue_sock_fork(&fd);
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		/* a child-only sentinel (w + 1) shows when updates are done */
@@ -245,7 +231,7 @@ TEST_F(fork, exec_drops)
 	if (!w)
 		SKIP(return, "no free fixed address");
 	ASSERT_EQ(0, ue_track_reg(&self->t, EXEC_CMD, w, 4, EXEC_BIT, NULL));
-	pid = sock_fork(&fd);	/* the child's end survives exec */
+	pid = ue_sock_fork(&fd);	/* the child's end survives exec */
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		snprintf(addr, sizeof(addr), "%#lx", (unsigned long)(uintptr_t)w);
@@ -366,7 +352,7 @@ TEST(scm_rights_fd_updates_caller)
 	pid_t pid;
 
 	scm_word = 0;
-	pid = sock_fork(&sock);
+	pid = ue_sock_fork(&sock);
 	ASSERT_GE(pid, 0);
 	if (pid == 0) {
 		own = ue_open_data();

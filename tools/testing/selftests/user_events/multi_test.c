@@ -8,8 +8,7 @@
  * their tracepoint names, accepts "u:NAME.<hex>", and removes unused events and deletes only after
  * a delay (EBUSY).
  */
-#include "ue_util.h"		/* first: defines _GNU_SOURCE */
-#include <sys/socket.h>
+#include "ue_util.h"
 #include "../kselftest_harness.h"
 
 #define MULTI USER_EVENT_REG_MULTI_FORMAT
@@ -63,25 +62,21 @@ TEST_F(multi, system_and_name)
 TEST_F(multi, same_format_shared)
 {
 	char tp[UE_NAME_MAX] = "", tp2[UE_NAME_MAX] = "", c = 0;
-	int sv[2], status, ret, fd2, id;
+	int sock, status, ret, fd2, id;
 	__u32 word = 0;
-	pid_t pid;
+	/* either side sees EOF if the other dies */
+	pid_t pid = ue_sock_fork(&sock);
 
-	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
-	pid = fork();
 	ASSERT_LE(0, pid);
-	/* each side closes the other's end: either sees EOF if the other dies */
 	if (!pid) {
-		close(sv[0]);
 		ret = ue_reg(ue_open_data(), "uet_mu_shared u32 a; u64 b", &word, 4, 0, MULTI,
 			     NULL);
 		c = ret ? 'E' : 'R';
-		if (write(sv[1], &c, 1) != 1 || read(sv[1], &c, 1) != 1)
+		if (write(sock, &c, 1) != 1 || read(sock, &c, 1) != 1)
 			_exit(2);
 		_exit(ret ? 1 : 0);
 	}
-	close(sv[1]);
-	ASSERT_EQ(1, read(sv[0], &c, 1));
+	ASSERT_EQ(1, read(sock, &c, 1));
 	ASSERT_EQ('R', c);
 	ASSERT_EQ(1, ue_multi_versions("uet_mu_shared", "a", tp, sizeof(tp)));
 	id = ue_event_id(UE_SYS_MULTI, tp);
@@ -95,11 +90,11 @@ TEST_F(multi, same_format_shared)
 	EXPECT_STREQ(tp, tp2);
 	EXPECT_EQ(id, ue_event_id(UE_SYS_MULTI, tp));
 	/* The child goes away; our registrations keep the tracepoint */
-	ASSERT_EQ(1, write(sv[0], &c, 1));
+	ASSERT_EQ(1, write(sock, &c, 1));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	EXPECT_TRUE(ue_event_exists(UE_SYS_MULTI, tp));
-	close(sv[0]);
+	close(sock);
 	ue_track_cleanup(&self->t);
 	close(fd2);
 	EXPECT_FALSE(ue_event_exists(UE_SYS_MULTI, tp));

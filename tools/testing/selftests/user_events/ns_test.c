@@ -10,7 +10,6 @@
  */
 #include "ue_util.h"
 #include <dirent.h>
-#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -44,16 +43,6 @@ static const char * const ns_sysctls[] = { UE_NS_SYSCTL_GROUPS, UE_NS_SYSCTL_MAX
 static int ns_send(int sock, const void *buf, size_t len)
 {
 	return send(sock, buf, len, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -EPIPE;
-}
-
-static int ns_recv(int sock, void *buf, size_t len, int secs)
-{
-	struct pollfd p = { .fd = sock, .events = POLLIN };
-	int ret = poll(&p, 1, secs * 1000);
-
-	if (ret <= 0)
-		return ret ? -errno : -ETIMEDOUT;
-	return recv(sock, buf, len, MSG_WAITALL) == (ssize_t)len ? 0 : -EPIPE;
 }
 
 /* The kid's own file (opened on demand), its registrations, the first one's file and index */
@@ -153,7 +142,7 @@ static int kid_main(int sock)
 	__s64 ret;
 
 	for (;;) {
-		if (ns_recv(sock, &m, sizeof(m), 6 * UE_WAIT_SECS))
+		if (ue_recv(sock, &m, sizeof(m), 6 * UE_WAIT_SECS))
 			return 2;
 		if (!m.fn)
 			return 0;
@@ -178,7 +167,7 @@ static __s64 ns_cmd(struct ns_kid *k, __s64 (*fn)(const char *, int), const char
 	int ret = ns_send(k->sock, &m, sizeof(m));
 
 	if (!ret)
-		ret = ns_recv(k->sock, &val, sizeof(val), UE_WAIT_SECS);
+		ret = ue_recv(k->sock, &val, sizeof(val), UE_WAIT_SECS);
 	return ret ? ret : val;
 }
 
@@ -224,7 +213,7 @@ static int ns_spawn(struct ns_host *h, const char *reg, struct ns_kid **out)
 	close(sv[1]);
 	k->sock = sv[0];
 	h->nkids++;
-	if (k->pid < 0 || ns_recv(k->sock, &val, sizeof(val), UE_WAIT_SECS))
+	if (k->pid < 0 || ue_recv(k->sock, &val, sizeof(val), UE_WAIT_SECS))
 		return -ECHILD;
 	if (val <= 0) {
 		waitpid(k->pid, NULL, 0);
@@ -250,7 +239,7 @@ static int ns_exit(struct ns_kid *k)
 		return -1;
 	k->pid = 0;
 	/* its end of the socket closes as it exits */
-	if (ns_send(k->sock, &m, sizeof(m)) || ns_recv(k->sock, &c, 1, UE_WAIT_SECS) != -EPIPE)
+	if (ns_send(k->sock, &m, sizeof(m)) || ue_recv(k->sock, &c, 1, UE_WAIT_SECS) != -EPIPE)
 		kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -343,15 +332,6 @@ FIXTURE_TEARDOWN(ns)
 		TH_LOG("namespace systems left: %s", left);
 }
 
-static bool ns_format_has(const char *sys, const char *name, const char *field)
-{
-	char *text = ue_format_read(sys, name);
-	bool found = text && strstr(text, field);
-
-	free(text);
-	return found;
-}
-
 /* Lines of the trace holding @needle, -1 when it cannot be read */
 static int ns_trace_count(const char *needle)
 {
@@ -371,15 +351,15 @@ TEST_F_TIMEOUT(ns, same_name_per_namespace, NS_TIMEOUT)
 	ASSERT_TRUE(ue_event_exists(a->sys, "uens_dup"));
 	ASSERT_TRUE(ue_event_exists(b->sys, "uens_dup"));
 	ASSERT_TRUE(ue_event_exists(UE_SYS, "uens_dup"));
-	EXPECT_TRUE(ns_format_has(a->sys, "uens_dup", "field:u32 a;"));
-	EXPECT_FALSE(ns_format_has(a->sys, "uens_dup", "field:u64 b;"));
-	EXPECT_TRUE(ns_format_has(b->sys, "uens_dup", "field:u64 b;"));
-	EXPECT_FALSE(ns_format_has(b->sys, "uens_dup", "field:u32 a;"));
-	EXPECT_TRUE(ns_format_has(UE_SYS, "uens_dup", "field:char c[8];"));
+	EXPECT_TRUE(ue_format_has(a->sys, "uens_dup", "field:u32 a;"));
+	EXPECT_FALSE(ue_format_has(a->sys, "uens_dup", "field:u64 b;"));
+	EXPECT_TRUE(ue_format_has(b->sys, "uens_dup", "field:u64 b;"));
+	EXPECT_FALSE(ue_format_has(b->sys, "uens_dup", "field:u32 a;"));
+	EXPECT_TRUE(ue_format_has(UE_SYS, "uens_dup", "field:char c[8];"));
 	EXPECT_NE(ue_event_id(a->sys, "uens_dup"), ue_event_id(b->sys, "uens_dup"));
 	/* within one namespace the name is still unique */
 	EXPECT_EQ(-EADDRINUSE, ns_cmd(a, k_reg, "uens_dup u64 other", 0));
-	EXPECT_TRUE(ns_format_has(a->sys, "uens_dup", "field:u32 a;"));
+	EXPECT_TRUE(ue_format_has(a->sys, "uens_dup", "field:u32 a;"));
 }
 
 TEST_F_TIMEOUT(ns, multi_format_system, NS_TIMEOUT)
@@ -468,12 +448,12 @@ TEST_F_TIMEOUT(ns, host_events_out_of_reach, NS_TIMEOUT)
 	/* the kid's group has no uens_prot: nothing to delete */
 	EXPECT_EQ(-ENOENT, ns_cmd(a, k_del, "uens_prot", 0));
 	ASSERT_TRUE(ue_event_exists(UE_SYS, "uens_prot"));
-	ASSERT_TRUE(ns_format_has(UE_SYS, "uens_prot", "field:u32 h;"));
+	ASSERT_TRUE(ue_format_has(UE_SYS, "uens_prot", "field:u32 h;"));
 	/* its own uens_prot, with other fields: another event */
 	ASSERT_EQ(0, ns_cmd(a, k_reg, "uens_prot u32 c", 0));
 	ASSERT_TRUE(ue_event_exists(a->sys, "uens_prot"));
-	EXPECT_TRUE(ns_format_has(a->sys, "uens_prot", "field:u32 c;"));
-	EXPECT_TRUE(ns_format_has(UE_SYS, "uens_prot", "field:u32 h;"));
+	EXPECT_TRUE(ue_format_has(a->sys, "uens_prot", "field:u32 c;"));
+	EXPECT_TRUE(ue_format_has(UE_SYS, "uens_prot", "field:u32 h;"));
 	/* and now it finds its own, in use */
 	EXPECT_EQ(-EBUSY, ns_cmd(a, k_del, "uens_prot", 0));
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uens_prot"));

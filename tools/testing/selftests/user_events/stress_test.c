@@ -11,7 +11,6 @@
  */
 #include "../kselftest_harness.h"
 #include <dirent.h>
-#include <poll.h>
 #include <pthread.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -677,14 +676,6 @@ static void *st_tracer(void *arg)
 	return NULL;
 }
 
-/* Wait (bounded) for @len bytes of @sock; true if they came */
-static bool st_recv(int sock, void *buf, size_t len)
-{
-	struct pollfd pfd = { .fd = sock, .events = POLLIN };
-
-	return poll(&pfd, 1, UE_WAIT_SECS * 1000) == 1 && recv(sock, buf, len, 0) == (ssize_t)len;
-}
-
 /*
  * In a user namespace of its own: register pool names, send the namespace's inode number,
  * maybe wait for the host's word (1: it traces us), write, exit: 0 or the failed step.
@@ -713,7 +704,7 @@ static void st_ns_child(int sock, bool wait_host)
 	msg = ue_userns_inum();
 	if (send(sock, &msg, sizeof(msg), MSG_NOSIGNAL) != sizeof(msg))
 		_exit(4);
-	if (wait_host && !st_recv(sock, &go, 1))
+	if (wait_host && ue_recv(sock, &go, 1, UE_WAIT_SECS))
 		_exit(5);
 	for (i = 0; i < ST_NS_EVENTS; i++) {
 		if (go && !ue_wait_bit(&words[i], 4, 0, true))
@@ -776,7 +767,7 @@ static void *st_ns_churn(void *arg)
 			break;
 		}
 		st_count(OP_NS_CHILD);
-		if (!st_recv(sv[0], &inum, sizeof(inum)))
+		if (ue_recv(sv[0], &inum, sizeof(inum), UE_WAIT_SECS))
 			inum = 0;	/* the child's status says why */
 		nperf = 0;
 		go = 0;

@@ -3,10 +3,12 @@
 #include "ue_util.h"
 
 #include <dirent.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 
 /* Bound of a tool run by ue_run_tool(): a failure bound only */
 #define UE_TOOL_SECS	300
@@ -112,6 +114,29 @@ static double ue_now(void)
 double ue_elapsed(const struct timespec *start)
 {
 	return ue_now() - (start->tv_sec + start->tv_nsec / 1e9);
+}
+
+pid_t ue_sock_fork(int *fd)
+{
+	int sv[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		return -1;
+	pid = fork();
+	close(sv[!!pid]);
+	*fd = sv[!pid];
+	return pid;
+}
+
+int ue_recv(int fd, void *buf, size_t len, int secs)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int ret = poll(&p, 1, secs * 1000);
+
+	if (ret <= 0)
+		return ret ? -errno : -ETIMEDOUT;
+	return recv(fd, buf, len, MSG_WAITALL) == (ssize_t)len ? 0 : -EPIPE;
 }
 
 void *ue_map_page(int prot)
@@ -292,6 +317,15 @@ int ue_event_id(const char *sys, const char *name)
 char *ue_format_read(const char *sys, const char *name)
 {
 	return ue_read_all(UE_TP("events/%s/%s/format", sys, name));
+}
+
+bool ue_format_has(const char *sys, const char *name, const char *str)
+{
+	char *text = ue_format_read(sys, name);
+	bool found = text && strstr(text, str);
+
+	free(text);
+	return found;
 }
 
 /* From the "field:DECL NAME[N];<tab>offset:O;<tab>size:S;" lines of the format file */

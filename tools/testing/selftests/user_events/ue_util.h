@@ -52,6 +52,10 @@ int ue_write_str(const char *path, const char *val, int oflags);
 char *ue_read_all(const char *path);
 double ue_elapsed(const struct timespec *start);
 void *ue_map_page(int prot);	/* a fresh, never touched anonymous page */
+/* fork() with a socketpair: *@fd is this side's end; the other end is closed here */
+pid_t ue_sock_fork(int *fd);
+/* @len bytes of socket @fd within @secs: 0, -ETIMEDOUT, -errno, or -EPIPE (peer gone) */
+int ue_recv(int fd, void *buf, size_t len, int secs);
 
 /* ue_reg_in_thread(): by a thread that exits right after; ue_del_name(): through a fd of its own */
 bool ue_available(void);
@@ -85,6 +89,7 @@ int ue_set_enable(const char *sys, const char *name, bool on);
 bool ue_event_exists(const char *sys, const char *name);
 int ue_event_id(const char *sys, const char *name);
 char *ue_format_read(const char *sys, const char *name);
+bool ue_format_has(const char *sys, const char *name, const char *str);
 int ue_field_offset(const char *sys, const char *name, const char *field);
 int ue_entry_size(const char *sys, const char *name);
 bool ue_is_version_of(const char *tp, const char *name);

@@ -6,7 +6,6 @@
  */
 #include "ue_util.h"
 #include <grp.h>
-#include <poll.h>
 #include <sys/socket.h>
 #include "../kselftest_harness.h"
 
@@ -267,10 +266,9 @@ struct own_mem {
 /* a failure bound only: the other side answers right away */
 static int sock_wait(int fd)
 {
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	char c;
 
-	if (poll(&pfd, 1, UE_WAIT_SECS * 1000) != 1 || read(fd, &c, 1) != 1)
+	if (ue_recv(fd, &c, 1, UE_WAIT_SECS))
 		return -ETIMEDOUT;
 	return c == 'y' ? 0 : -EIO;
 }
