@@ -33,7 +33,7 @@ static __u32 di_reg(struct __test_metadata *_metadata, struct _test_data_di *sel
 	__u32 idx;
 	int ret;
 
-	snprintf(name, sizeof(name), "%.*s", (int)strcspn(cmd, " "), cmd);
+	ue_cmd_name(name, sizeof(name), cmd);
 	ue_track_del(&self->t, name);
 	ret = enable ? ue_reg_enabled(&self->t, self->page, cmd, name, 0, &idx) :
 		       ue_track_reg(&self->t, cmd, self->page, 4, 0, &idx);

@@ -296,7 +296,7 @@ TEST_F(dyn, same_parser_as_ioctl)
 	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
 		ioc = ue_reg_once(cmds[i], self->page, 0);
 		snprintf(dcmd, sizeof(dcmd), "u:%s", cmds[i]);
-		snprintf(dname, sizeof(dname), "%.*s", (int)strcspn(cmds[i], " "), cmds[i]);
+		ue_cmd_name(dname, sizeof(dname), cmds[i]);
 		ue_track_del(&self->t, dname);
 		dyn = ue_dyn_cmd(dcmd);
 		if (!dyn) {
@@ -315,7 +315,7 @@ TEST_F(dyn, same_parser_as_ioctl)
  */
 TEST_F(dyn, same_limits_as_ioctl)
 {
-	const int lens[] = { 128, 129, 255, 511, 512 };
+	const int lens[] = { 128, 129, 255, UE_CMD_MAX, UE_CMD_MAX + 1 };
 	char name[600], cmd[1024], dcmd[1100];
 	int ioc, len, i, fields;
 
@@ -327,7 +327,8 @@ TEST_F(dyn, same_limits_as_ioctl)
 		/* gone with the last user: created anew */
 		snprintf(dcmd, sizeof(dcmd), "u:%s", name);
 		EXPECT_EQ(0, ue_dyn_cmd(dcmd)) TH_LOG("name length %d", lens[i]);
-		EXPECT_EQ(lens[i] <= 511 ? 0 : -EINVAL, ioc) TH_LOG("name length %d", lens[i]);
+		EXPECT_EQ(lens[i] <= UE_CMD_MAX ? 0 : -EINVAL, ioc)
+			TH_LOG("name length %d", lens[i]);
 		snprintf(dcmd, sizeof(dcmd), "-:%s", name);
 		EXPECT_EQ(0, ue_dyn_cmd(dcmd));
 	}

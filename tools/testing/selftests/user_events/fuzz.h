@@ -6,7 +6,6 @@
 #include "ue_util.h"
 
 #define FZ_PREFIX	"uet_fz"
-#define FZ_CMD_MAX	511	/* longest command the kernel takes */
 #define FZ_NAME_MAX	4096	/* a name: up to a dynamic_events line */
 #define FZ_IOV_MAX	1024	/* UIO_MAXIOV */
 #define FZ_PERF_MAX	(8192 - 12)	/* payload of a perf sample */
@@ -87,7 +86,7 @@ struct fz_cmd {
 	int len;		/* bytes, without the NUL the kernel sees */
 	bool shared;		/* name of FZ_SHARED, or of a target */
 	bool lead_ws;		/* white space before the name: EINVAL */
-	bool too_long;		/* over FZ_CMD_MAX: EINVAL for the ioctl */
+	bool too_long;		/* over UE_CMD_MAX: EINVAL for the ioctl */
 	bool mutated;
 	struct fz_want w;	/* parse defects */
 };

@@ -67,8 +67,8 @@ static void fz_clean(struct fz_ctx *c, bool end)
 	for (i = 0; i < c->nnames && !c->sh->failed; i++) {
 		for (t = 0, busy = false; t < fz_ntargets && !end; t++)
 			busy |= !strcmp(c->names[i], fz_targets[t].name);
-		/* DIAG_IOCSDEL reads FZ_CMD_MAX bytes: longer names go by "-:" */
-		if (strlen(c->names[i]) > FZ_CMD_MAX) {
+		/* DIAG_IOCSDEL reads UE_CMD_MAX bytes: longer names go by "-:" */
+		if (strlen(c->names[i]) > UE_CMD_MAX) {
 			snprintf(fz_tmp, sizeof(fz_tmp), "-:%s", c->names[i]);
 			ret = fz_dyn_write(fz_tmp, strlen(fz_tmp));
 		} else {
@@ -138,7 +138,7 @@ static int fz_setup(struct fz_ctx *c)
 		sys = t->flags & USER_EVENT_REG_MULTI_FORMAT ? UE_SYS_MULTI : UE_SYS;
 		for (t->nf = t->size = 0; t->nf < 4 && t->f[t->nf].size; t->nf++)
 			t->size += t->f[t->nf].size;
-		snprintf(t->name, sizeof(t->name), "%.*s", (int)strcspn(t->cmd, " "), t->cmd);
+		ue_cmd_name(t->name, sizeof(t->name), t->cmd);
 		snprintf(t->tp, sizeof(t->tp), "%s", t->name);
 		ret = ue_reg(c->fd_tgt, t->cmd, c->en + 8 * i, 8, 0, t->flags, &t->idx);
 		if (!ret && (t->flags & USER_EVENT_REG_MULTI_FORMAT) &&

@@ -121,7 +121,7 @@ void fz_case_del(struct fz_ctx *c, __u64 *rs)
 		for (i = snprintf(buf, c->page, FZ_PREFIX "_del_"); n--; i++)
 			buf[i] = fz_pct(rs, 90) ? 'a' + ue_rand_n(rs, 26) : ue_rand(rs);
 		buf[i] = '\0';
-		fz_defect(&w, strlen(buf) > FZ_CMD_MAX ? EINVAL : ENOENT);
+		fz_defect(&w, strlen(buf) > UE_CMD_MAX ? EINVAL : ENOENT);
 	} else if (r < 55 && c->nnames) {
 		snprintf(buf, 256, "%s", c->names[ue_rand_n(rs, c->nnames)]);
 		w.unknown = true;

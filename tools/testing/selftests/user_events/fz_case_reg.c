@@ -70,13 +70,13 @@ static __u64 fz_bad_addr(struct fz_ctx *c, __u64 *rs, bool ro)
 /* A string no read goes through: unterminated before the guard page, or a bad pointer */
 char *fz_bad_str(struct fz_ctx *c, __u64 *rs, struct fz_want *w)
 {
-	int n = 1 + ue_rand_n(rs, FZ_CMD_MAX) + (fz_pct(rs, 35) ? FZ_CMD_MAX : 0);
+	int n = 1 + ue_rand_n(rs, UE_CMD_MAX) + (fz_pct(rs, 35) ? UE_CMD_MAX : 0);
 
 	if (fz_pct(rs, 50)) {
 		fz_defect(w, EFAULT);
 		return (char *)(uintptr_t)fz_bad_addr(c, rs, false);
 	}
-	fz_defect(w, n > FZ_CMD_MAX ? EINVAL : EFAULT);	/* EINVAL: too long first */
+	fz_defect(w, n > UE_CMD_MAX ? EINVAL : EFAULT);	/* EINVAL: too long first */
 	return memset(c->guard - n, 'q', n);
 }
 

@@ -49,8 +49,8 @@ static const struct {
 	{ FD_LEAD, " ", NULL, 0, EINVAL },	/* an empty name */
 	{ FD_SLASH, "/", NULL, 0, EINVAL },	/* a name tracefs cannot show */
 	{ FD_FLAGS, ":x", NULL, 0, EINVAL },	/* text flags */
-	{ FD_PAD, "", NULL, 0, EINVAL },	/* FZ_CMD_MAX + 1 .. + 80 bytes */
-	{ FD_PAD, "", NULL, 0, 0 },		/* exactly FZ_CMD_MAX bytes */
+	{ FD_PAD, "", NULL, 0, EINVAL },	/* UE_CMD_MAX + 1 .. + 80 bytes */
+	{ FD_PAD, "", NULL, 0, 0 },		/* exactly UE_CMD_MAX bytes */
 };
 
 static const char fz_special[] = " \t\n;;[]:.,#-_0xX\\\"'/\r\v\f";
@@ -289,15 +289,15 @@ void fz_gen_cmd(struct fz_ctx *c, __u64 *rs, struct fz_cmd *cmd)
 		if (fz_defects[d].err < 0 && has_f0)
 			fz_set_add(&cmd->w.extra, -fz_defects[d].err);
 	}
-	/* padded with empty fields (or spaces) to FZ_CMD_MAX (+ 1 .. 80) bytes */
+	/* padded with empty fields (or spaces) to UE_CMD_MAX (+ 1 .. 80) bytes */
 	cmd->too_long = r == FD_PAD && fz_defects[d].err;
-	len = FZ_CMD_MAX + (cmd->too_long ? 1 + ue_rand_n(rs, 80) : 0);
+	len = UE_CMD_MAX + (cmd->too_long ? 1 + ue_rand_n(rs, 80) : 0);
 	while (r == FD_PAD && cmd->len < len)
 		fz_put(cmd, nf ? ";" : " ");
 	if (d >= 0)
 		fz_defect(&cmd->w, fz_defects[d].err);
 	/* a valid command may have gone over the limit by itself */
-	if (cmd->len > FZ_CMD_MAX && !cmd->w.ndef) {
+	if (cmd->len > UE_CMD_MAX && !cmd->w.ndef) {
 		cmd->too_long = true;
 		fz_defect(&cmd->w, EINVAL);
 	}

@@ -3,9 +3,6 @@
 #include "../kselftest_harness.h"
 #include "ue_util.h"
 
-/* The longest DIAG_IOCSREG command, without its NUL (UEV_CMD_MAX, as upstream) */
-#define REG_CMD_MAX	511
-
 FIXTURE(reg) {
 	UE_FIXTURE_MEMBERS;
 };
@@ -18,13 +15,6 @@ FIXTURE_SETUP(reg)
 FIXTURE_TEARDOWN(reg)
 {
 	UE_TEARDOWN();
-}
-
-/* The event name of command @cmd: its first word, up to a ':' */
-static char *cmd_name(char *buf, size_t len, const char *cmd)
-{
-	snprintf(buf, len, "%.*s", (int)strcspn(cmd, " :"), cmd);
-	return buf;
 }
 
 /* Each command registers its event with a write index, its word untouched. */
@@ -44,7 +34,7 @@ TEST_F(reg, basic)
 	for (i = 0; i < ARRAY_SIZE(ok); i++) {
 		w = self->page + ok[i].off;
 		idx = UINT32_MAX;
-		cmd_name(name, sizeof(name), ok[i].cmd);
+		ue_cmd_name(name, sizeof(name), ok[i].cmd);
 		ASSERT_EQ(0, ue_track_reg(&self->t, ok[i].cmd, w, ok[i].size, ok[i].bit, &idx))
 			TH_LOG("'%s' bit %d", ok[i].cmd, ok[i].bit);
 		EXPECT_NE(UINT32_MAX, idx);
@@ -104,18 +94,18 @@ TEST_F(reg, refused)
 					  bad[i].bit, bad[i].flags, NULL))
 			TH_LOG("'%s' size %d offset %d bit %d flags %#x", c, bad[i].size,
 			       bad[i].off, bad[i].bit, bad[i].flags);
-		cmd_name(name, sizeof(name), c);
+		ue_cmd_name(name, sizeof(name), c);
 		EXPECT_FALSE(name[0] && ue_event_exists(UE_SYS, name)) TH_LOG("'%s'", name);
 	}
 	/* overlong name */
 	snprintf(cmd, sizeof(cmd), "uet_reg_long%0*d", (int)sizeof(cmd) - 13, 0);
 	EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, cmd, self->page, 4, 0, 0, NULL));
 	/* well-formed fields one byte over the limit; one byte shorter, they are accepted */
-	snprintf(cmd, sizeof(cmd), "uet_reg_long2 u32 a; u32 b%0*d", REG_CMD_MAX + 1 - 26, 0);
-	ASSERT_EQ(REG_CMD_MAX + 1, strlen(cmd));
+	snprintf(cmd, sizeof(cmd), "uet_reg_long2 u32 a; u32 b%0*d", UE_CMD_MAX + 1 - 26, 0);
+	ASSERT_EQ(UE_CMD_MAX + 1, strlen(cmd));
 	EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, cmd, self->page, 4, 0, 0, NULL));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_reg_long2"));
-	cmd[REG_CMD_MAX] = '\0';
+	cmd[UE_CMD_MAX] = '\0';
 	EXPECT_EQ(0, ue_track_reg(&self->t, cmd, self->page, 4, 0, NULL));
 }
 

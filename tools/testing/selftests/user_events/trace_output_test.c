@@ -524,7 +524,7 @@ FIXTURE_TEARDOWN(perf)
 static void open_event(struct __test_metadata *_metadata, struct _test_data_perf *self,
 		       const char *cmd, const char *field, bool exclude_kernel)
 {
-	snprintf(self->name, sizeof(self->name), "%.*s", (int)strcspn(cmd, " "), cmd);
+	ue_cmd_name(self->name, sizeof(self->name), cmd);
 	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, self->page, 4, 0, &self->idx));
 	self->id = ue_event_id(UE_SYS, self->name);
 	ASSERT_GT(self->id, 0);

@@ -319,6 +319,12 @@ char *ue_format_read(const char *sys, const char *name)
 	return ue_read_all(UE_TP("events/%s/%s/format", sys, name));
 }
 
+char *ue_cmd_name(char *buf, size_t len, const char *cmd)
+{
+	snprintf(buf, len, "%.*s", (int)strcspn(cmd, " :"), cmd);
+	return buf;
+}
+
 bool ue_format_has(const char *sys, const char *name, const char *str)
 {
 	char *text = ue_format_read(sys, name);

@@ -39,6 +39,8 @@
 /* Bound of every wait for the kernel or a tool: a failure bound only */
 #define UE_WAIT_SECS	10
 #define UE_NAME_MAX	256
+/* The longest DIAG_IOCSREG command, without its NUL (as upstream) */
+#define UE_CMD_MAX	511
 /* Registrations one user may hold (kernels with the per-user limit) */
 #define UE_USER_MAX_PATH	"/proc/sys/user/max_user_event_enablers"
 
@@ -89,6 +91,8 @@ int ue_set_enable(const char *sys, const char *name, bool on);
 bool ue_event_exists(const char *sys, const char *name);
 int ue_event_id(const char *sys, const char *name);
 char *ue_format_read(const char *sys, const char *name);
+/* The event name of command @cmd (its first word, up to a ':') in @buf */
+char *ue_cmd_name(char *buf, size_t len, const char *cmd);
 bool ue_format_has(const char *sys, const char *name, const char *str);
 int ue_field_offset(const char *sys, const char *name, const char *field);
 int ue_entry_size(const char *sys, const char *name);
