@@ -44,7 +44,8 @@ const int fz_ntargets = ARRAY_SIZE(fz_targets);
 /* Undo every fuzz registration and persistent event; @end: the targets too, else reopen */
 static void fz_clean(struct fz_ctx *c, bool end)
 {
-	const int errs[] = { EBUSY, ENOENT, 0 };	/* + 1: ENOENT, + 2: success only */
+	static const int ok[] = { 0 }, ok_enoent[] = { ENOENT, 0 };
+	static const int ok_enoent_ebusy[] = { EBUSY, ENOENT, 0 };
 	struct fz_live *l;
 	int i, t, n = 0, ret;
 	bool busy;
@@ -55,11 +56,11 @@ static void fz_clean(struct fz_ctx *c, bool end)
 	while (c->nlive && !c->sh->failed) {
 		l = &c->live[--c->nlive];
 		fz_check(c, OP_UNREG, ue_unreg(c->fd_main, (void *)(uintptr_t)l->addr, l->bit),
-			 fz_set_of(errs + 2 - l->maybe), "clean up: 0x%llx bit %d", l->addr,
+			 fz_set_of(l->maybe ? ok_enoent : ok), "clean up: 0x%llx bit %d", l->addr,
 			 l->bit);
 	}
 	for (i = 0; i < fz_ntargets && end && !c->sh->failed; i++)
-		fz_check(c, OP_UNREG, ue_unreg(c->fd_tgt, c->en + 8 * i, 0), fz_set_of(errs + 2),
+		fz_check(c, OP_UNREG, ue_unreg(c->fd_tgt, c->en + 8 * i, 0), fz_set_of(ok),
 			 "clean up: target %d", i);
 	close(end ? c->fd_tgt : -1);
 	close(c->fd_main);
@@ -74,8 +75,8 @@ static void fz_clean(struct fz_ctx *c, bool end)
 		} else {
 			ret = ue_del_name(c->names[i]);
 		}
-		fz_check(c, OP_DEL, ret, fz_set_of(errs + !busy), "clean up: delete %s",
-			 c->names[i]);
+		fz_check(c, OP_DEL, ret, fz_set_of(busy ? ok_enoent_ebusy : ok_enoent),
+			 "clean up: delete %s", c->names[i]);
 		if (busy)	/* a target that became persistent goes at the end */
 			memmove(c->names[n++], c->names[i], FZ_NAME_MAX + 1);
 	}
