@@ -518,6 +518,16 @@ static int st_multi(__u64 *rs, char *name)
 	return n;
 }
 
+/* Every event of the run disabled: the pool names and the multi-format versions */
+static void st_disable_all(void)
+{
+	int i;
+
+	for (i = 0; i < ST_NPOOL; i++)
+		ue_set_enable(UE_SYS, st_pool[i].name, false);
+	st_multi(NULL, NULL);
+}
+
 /* A random event of the run, pool name or multi-format version; false: none */
 static bool st_event(__u64 *rs, const char **sys, char *name)
 {
@@ -926,9 +936,7 @@ TEST_F_TIMEOUT(stress, processes_threads_tracers, 1800)
 
 	/* what an interrupted earlier run may have left behind */
 	rmdir(ue_tpath(path, sizeof(path), "instances/" ST_INST));
-	for (i = 0; i < ST_NPOOL; i++)
-		ue_set_enable(UE_SYS, st_pool[i].name, false);
-	st_multi(NULL, NULL);
+	st_disable_all();
 	ue_leftovers(ST_PREFIX, true, left, sizeof(left));
 	ASSERT_EQ(0, ue_leftovers(ST_PREFIX, false, left, sizeof(left))) TH_LOG("%s", left);
 	ASSERT_TRUE(ue_status_counts(&active0, &busy0));
@@ -977,9 +985,7 @@ TEST_F_TIMEOUT(stress, processes_threads_tracers, 1800)
 		st_fail("spawner status 0x%x", ret);
 
 	/* Detach what the tracer threads may have left enabled */
-	for (i = 0; i < ST_NPOOL; i++)
-		ue_set_enable(UE_SYS, st_pool[i].name, false);
-	st_multi(NULL, NULL);
+	st_disable_all();
 	/* processes: worker_procs + the *_children and vfork_exec */
 	for (i = 0, n = 0; i < OP_NR; i++)
 		n += snprintf(line + n, sizeof(line) - n, " %s=%llu", st_op_name[i],
