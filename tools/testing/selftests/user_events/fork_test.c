@@ -4,7 +4,7 @@
  * a user_events_data fd passed to another process.  Processes synchronise through a
  * socketpair; enable bits the kernel may update asynchronously are polled, bounded.
  */
-#include "ue_util.h"		/* first: defines _GNU_SOURCE */
+#include "ue_util.h"
 #include <sys/socket.h>
 #include "../kselftest_harness.h"
 

@@ -73,7 +73,7 @@ struct fz_ctx {
 	struct fz_shared *sh;
 	__u64 seed, ncase;
 	long page;
-	char *arena, *guard, *none, *ro, *en, *wbuf, *wguard;	/* fz_setup_memory() */
+	char *arena, *guard, *none, *ro, *en, *wbuf, *wguard;	/* fz_setup() */
 	int fd_tgt, fd_main, fd_aux, perf_fd[64], nperf;
 	struct fz_live live[FZ_LIVE_MAX];	/* to undo */
 	int nlive, nnames;

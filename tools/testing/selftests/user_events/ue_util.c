@@ -124,6 +124,11 @@ pid_t ue_sock_fork(int *fd)
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
 		return -1;
 	pid = fork();
+	if (pid < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return -1;
+	}
 	close(sv[!!pid]);
 	*fd = sv[!pid];
 	return pid;

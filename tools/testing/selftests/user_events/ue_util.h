@@ -56,7 +56,7 @@ double ue_elapsed(const struct timespec *start);
 void *ue_map_page(int prot);	/* a fresh, never touched anonymous page */
 /* fork() with a socketpair: *@fd is this side's end; the other end is closed here */
 pid_t ue_sock_fork(int *fd);
-/* @len bytes of socket @fd within @secs: 0, -ETIMEDOUT, -errno, or -EPIPE (peer gone) */
+/* @len bytes of socket @fd, the first within @secs: 0, -ETIMEDOUT, -errno, -EPIPE (peer gone) */
 int ue_recv(int fd, void *buf, size_t len, int secs);
 
 /* ue_reg_in_thread(): by a thread that exits right after; ue_del_name(): through a fd of its own */
