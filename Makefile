@@ -6,7 +6,8 @@
 #                            and the debug kernel unless KERNEL= is given
 #   make vm CMD='...'        run a command in the booted kernel
 #   make kernel              build only (kernel, headers, selftests, sample)
-#   make bench               ours vs upstream in guest instructions (build/bench/results.md)
+#   make bench               ours vs upstream in guest instructions; a full run
+#                            writes workbench/bench/RESULTS.md and the README summary
 #   make compat              upstream 6.12's own selftests, unmodified, on KERNEL
 #   make conformance         the same generated sequences on ours and on upstream,
 #                            differences grouped and shrunk (SEED=, COUNT=;

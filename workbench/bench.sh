@@ -7,7 +7,10 @@
 # uapi headers, then boots the two kernels alternately (ours, upstream,
 # ours, upstream, ...) with QEMU -icount shift=0,sleep=off and one vCPU,
 # runs the same binary in each and writes the table to
-# build/bench/results.md (raw output in build/bench/raw/).
+# build/bench/results.md (raw output in build/bench/raw/).  A full run
+# (no BENCH_ONLY) also copies it to workbench/bench/RESULTS.md, the
+# committed figures, and rewrites the summary between the bench-summary
+# markers of README.md from it.
 #
 # Environment:
 #   BENCH_PAIRS=3      boots of each kernel (alternating)
@@ -150,3 +153,23 @@ if [ "$profile" = 1 ]; then
 fi
 cat "$OUT/results.md"
 log "written to $OUT/results.md"
+# a full run replaces the committed figures and the README's summary
+if [ -z "${BENCH_ONLY:-}" ]; then
+	cp "$OUT/results.md" "$WB_DIR/bench/RESULTS.md"
+	python3 "$WB_DIR/bench/report.py" --summary "$WB_DIR/bench/RESULTS.md" \
+		> "$OUT/summary.md"
+	python3 - "$REPO/README.md" "$OUT/summary.md" <<'PY'
+import re
+import sys
+
+readme, summary = sys.argv[1:3]
+text = open(readme).read()
+new = open(summary).read().strip()
+text, n = re.subn(r'(<!-- bench-summary -->\n).*?(\n<!-- /bench-summary -->)',
+                  lambda m: m.group(1) + new + m.group(2), text, flags=re.S)
+if n != 1:
+    sys.exit("bench: README.md has no bench-summary block")
+open(readme, 'w').write(text)
+PY
+	log "figures in workbench/bench/RESULTS.md, summary in README.md: commit them"
+fi

@@ -3,14 +3,20 @@
 """Turn the raw uebench output of the bench boots into a Markdown report.
 
 Usage: report.py [--pairs N --reps R --scale S --smp C] RAWDIR
+       report.py --summary RESULTS.md
 
 RAWDIR holds <boot>-<kernel>.txt files (kernel: test = ours, upstream)
-with "L key label" and "V key value" lines (see uebench.c).
+with "L key label" and "V key value" lines (see uebench.c).  The report
+names the date, the tree and the machine it was measured on.
+
+--summary prints the rows of SUMMARY from a report, as the short table
+that README.md shows between its bench-summary markers.
 """
 import argparse
 import datetime
 import glob
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -82,6 +88,15 @@ STEPS = [
 ]
 
 KERNELS = (("test", "ours"), ("upstream", "upstream"))
+
+# The README's summary: (section, start of the workload's label)
+SUMMARY = [
+    ("1", "write(), 8-byte payload, ftrace |"),
+    ("2", "write(), 1 KiB __rel_loc"),
+    ("3", "write(), 8-byte payload, perf"),
+    ("6", "DIAG_IOCSREG + DIAG_IOCSUNREG"),
+    ("8", "fork() + _exit(0) + waitpid(), 100 registrations"),
+]
 
 
 def load(rawdir):
@@ -158,7 +173,52 @@ def git_rev():
         return "unknown"
 
 
+def machine():
+    model = "unknown cpu"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return "%s, %d CPUs (nproc)" % (model, os.cpu_count() or 0)
+
+
+def summary(path):
+    """The SUMMARY rows of report @path: workload, ours, upstream, ratio
+    (the medians only, without the spread)."""
+    rows, when = {}, "?"
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"- Date: ([^;]*);.*\(tree ([^)]*)\)", line)
+            if m:
+                when = "%s, tree %s" % m.groups()
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) == 6:
+                rows.setdefault(cells[0], []).append(cells)
+    out = ["Guest instructions per operation, median (%s):" % when, "",
+           "| workload | ours | upstream | ours/upstream |",
+           "|---|---:|---:|---:|"]
+    for sec, start in SUMMARY:
+        want = start.rstrip(" |")
+        exact = start.endswith("|")
+        for cells in rows.get(sec, []):
+            if (cells[1] == want) if exact else cells[1].startswith(want):
+                out.append("| %s | %s | %s | %s |" % (
+                    cells[1], cells[2].split(" ")[0],
+                    cells[3].split(" ")[0], cells[4]))
+                break
+        else:
+            sys.exit("report.py: no row %s \"%s\" in %s" % (sec, want, path))
+    return "\n".join(out)
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--summary":
+        print(summary(sys.argv[2]))
+        return
     ap = argparse.ArgumentParser()
     ap.add_argument("--pairs", default="?")
     ap.add_argument("--reps", default="?")
@@ -179,6 +239,7 @@ def main():
       "(upstream's trace_events_user.c, same tree and config)."
       % (datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
          git_rev()))
+    p("- Machine: %s." % machine())
     for k, name in KERNELS:
         p("- %s kernel: `%s`%s" % (
             name, "`, `".join(sorted(unames[k])) or "?",
