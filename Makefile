@@ -17,6 +17,7 @@
 #   make fresh-check         static check of the tools ensure_deps installs, then
 #                            a debootstrap Debian 12 root running the README's steps
 #   make docs                render the .rst with docutils (warnings fail), compile their examples
+#   make differences         the differences from upstream 6.12 (workbench/series/cover-letter)
 #   make lint                docs + sparse and W=1 on our objects + kernel-doc (findings fail)
 #   make series              git format-patch series + cover letter in build/series, with
 #                            proofs: git am, checkpatch --strict, every patch builds,
@@ -41,7 +42,7 @@ export ARCH PAGES
 WB := workbench
 
 .PHONY: all run check vm kernel bench compat docs lint series clean \
-	kunit fresh-check conformance conformance-record
+	kunit fresh-check conformance conformance-record differences
 
 all: check
 
@@ -91,6 +92,11 @@ docs:
 
 lint:
 	$(WB)/lint.sh
+
+# the table of differences from upstream, from the series' cover letter
+differences:
+	@awk '/^Differences from upstream$$/ { p = 1 } p && /^Figures$$/ { exit } p' \
+		$(WB)/series/cover-letter
 
 series:
 	$(WB)/series.sh
