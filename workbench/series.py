@@ -217,7 +217,12 @@ def verify(args, series_files, removed):
 def figures(repo):
     text = open(os.path.join(repo, 'README.md')).read()
     m = re.search(r'^## Figures\n(.*?)(?=^## |\Z)', text, re.M | re.S)
-    return (m.group(1).strip() if m else '') or 'TODO'
+    fig = m.group(1).strip() if m else ''
+    # plain text: no HTML comments (the bench-summary markers), links as
+    # their targets
+    fig = re.sub(r'^<!--.*-->\n?', '', fig, flags=re.M).strip()
+    fig = re.sub(r'\[([^]]*)\]\(([^)]*)\)', r'\2', fig)
+    return fig or 'TODO'
 
 
 def format_patches(args, patches):
