@@ -16,7 +16,9 @@
 #   make kunit               the KUnit suites through kunit.py (QEMU x86-64)
 #   make fresh-check         static check of the tools ensure_deps installs, then
 #                            a debootstrap Debian 12 root running the README's steps
-#   make docs                render the .rst with docutils (warnings fail), compile their examples
+#   make docs                render the .rst with docutils (warnings fail), compile their
+#                            examples, check the references of README.md, the .rst and the
+#                            cover letter, run the README's guest commands if a kernel is built
 #   make differences         the differences from upstream 6.12 (workbench/series/cover-letter)
 #   make lint                docs + sparse and W=1 on our objects + kernel-doc (findings fail)
 #   make series              git format-patch series + cover letter in build/series, with
