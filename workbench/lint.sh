@@ -3,7 +3,7 @@
 # make lint: static checks of the series' kernel code and documents.
 #
 #  1. docs: workbench/docs.sh (docutils, warnings are errors; examples
-#     compile).
+#     compile; references checked; see its header).
 #  2. sparse (C=2: checks even up-to-date objects) and W=1 on our objects
 #     only (kernel/trace/trace_user_events*.o), built in build/obj-lint
 #     from build/src with the test config, under the build lock.

@@ -86,7 +86,7 @@ static const struct uev_cmd_case uev_cmd_cases[] = {
 	{ "MyProvider_L5K1Gmygroup u8 a", "MyProvider_L5K1Gmygroup", 1, 1 },
 	{ "1st-event.v2 u8 a", "1st-event.v2", 1, 1 },
 	{ "e\tx u8 a", "e\tx", 1, 1 },
-	/* the clients of the drop-in issue */
+	/* commands of existing clients: OpenTelemetry, .NET */
 	{ "otlp_metrics u32 protocol;char[8] version;__rel_loc u8[] buffer",
 	  "otlp_metrics", 3, 16 },
 	{ "dotnet u8 version; u16 event_id; __rel_loc u8[] extension; __rel_loc u8[] payload",
