@@ -11,6 +11,7 @@
  */
 #include "../kselftest_harness.h"
 #include "ue_util.h"
+#include <linux/elf.h>
 
 /* Without both (2) creating and deleting fail with EPERM, even for uid 0 */
 static const int perfmon_caps[] = { CAP_PERFMON, CAP_SYS_ADMIN };
@@ -451,6 +452,101 @@ TEST_F(dyn, dyn_matches_ioctl_event)
 	close(fd);
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_dy_adopt"));
 	EXPECT_EQ(-ENOENT, ue_dyn_cmd("-:uet_dy_adopt"));
+}
+
+/* The file offset of @path's ELF entry point (an instruction), or -1 */
+static long elf_entry_offset(const char *path)
+{
+	union {
+		struct elf64_hdr e64;
+		struct elf32_hdr e32;
+	} eh;
+	union {
+		struct elf64_phdr p64;
+		struct elf32_phdr p32;
+	} ph;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), i, n;
+	unsigned long long entry, vaddr, memsz, off, phoff;
+	bool is64;
+	size_t phsize;
+	long ret = -1;
+
+	if (fd < 0)
+		return -1;
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) || memcmp(eh.e64.e_ident, ELFMAG, SELFMAG))
+		goto out;
+	is64 = eh.e64.e_ident[EI_CLASS] == ELFCLASS64;
+	entry = is64 ? eh.e64.e_entry : eh.e32.e_entry;
+	phoff = is64 ? eh.e64.e_phoff : eh.e32.e_phoff;
+	n = is64 ? eh.e64.e_phnum : eh.e32.e_phnum;
+	phsize = is64 ? sizeof(ph.p64) : sizeof(ph.p32);
+	for (i = 0; i < n; i++) {
+		if (pread(fd, &ph, phsize, phoff + i * phsize) != (ssize_t)phsize)
+			break;
+		if ((is64 ? ph.p64.p_type : ph.p32.p_type) != PT_LOAD)
+			continue;
+		vaddr = is64 ? ph.p64.p_vaddr : ph.p32.p_vaddr;
+		memsz = is64 ? ph.p64.p_memsz : ph.p32.p_memsz;
+		off = is64 ? ph.p64.p_offset : ph.p32.p_offset;
+		if (entry >= vaddr && entry < vaddr + memsz) {
+			ret = entry - vaddr + off;
+			break;
+		}
+	}
+out:
+	close(fd);
+	return ret;
+}
+
+#define DY_ROUNDS	4
+
+/* Create @cmd through dynamic_events, see events/@sys/@name, delete it with "-:@sys/@name" */
+static void other_event(struct __test_metadata *_metadata, const char *cmd, const char *sys,
+			const char *name)
+{
+	char del[128];
+	int i;
+
+	snprintf(del, sizeof(del), "-:%s/%s", sys, name);
+	for (i = 0; i < DY_ROUNDS; i++) {
+		ASSERT_EQ(0, ue_dyn_cmd(cmd)) TH_LOG("'%s'", cmd);
+		EXPECT_TRUE(ue_event_exists(sys, name)) TH_LOG("'%s'", cmd);
+		EXPECT_EQ(0, ue_dyn_cmd(del)) TH_LOG("'%s'", del);
+		EXPECT_FALSE(ue_event_exists(sys, name)) TH_LOG("'%s'", del);
+	}
+}
+
+/*
+ * Every dynamic_events line is offered to each kind of dynamic event in turn, user_events
+ * among them: it must let the lines of the others (uprobes, kprobes, synthetic events) pass
+ * untouched.  Freeing what it never initialised oopses on kernels whose stack is not
+ * zeroed (CONFIG_INIT_STACK_ALL_PATTERN, CONFIG_INIT_STACK_NONE), at the first line.
+ */
+TEST_F(dyn, other_kinds_pass)
+{
+	char path[PATH_MAX], cmd[PATH_MAX + 64];
+	long off = elf_entry_offset("/bin/true");
+	int kinds = 0;
+
+	if (off >= 0 && !access(ue_tpath(path, sizeof(path), "uprobe_events"), F_OK)) {
+		snprintf(cmd, sizeof(cmd), "p:uprobes/uet_dy_up /bin/true:%#lx", off);
+		other_event(_metadata, cmd, "uprobes", "uet_dy_up");
+		kinds++;
+	}
+	if (!access(ue_tpath(path, sizeof(path), "synthetic_events"), F_OK)) {
+		other_event(_metadata, "s:uet_dy_synth u64 a; char b[8]", "synthetic",
+			    "uet_dy_synth");
+		kinds++;
+	}
+	if (!access(ue_tpath(path, sizeof(path), "kprobe_events"), F_OK)) {
+		other_event(_metadata, "p:kprobes/uet_dy_kp vfs_read", "kprobes", "uet_dy_kp");
+		kinds++;
+	}
+	if (!kinds)
+		SKIP(return, "no uprobe, synthetic or kprobe events (CONFIG_*_EVENTS)");
+	/* and user events still work after them */
+	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_after", "u32 a"));
+	EXPECT_TRUE(deletes("-:uet_dy_after", "uet_dy_after"));
 }
 
 TEST_HARNESS_MAIN
