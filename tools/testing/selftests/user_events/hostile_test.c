@@ -8,7 +8,10 @@
 #include "ue_util.h"
 #include <pthread.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <linux/userfaultfd.h>
+#include <linux/vhost.h>
+#include "ue_fuse.h"
 #include "../kselftest_harness.h"
 
 #define HO_CHURN_SECS	2	/* the contention cases: long enough for many toggles */
@@ -19,6 +22,10 @@
 #define HO_QUIET	"uet_ho_quiet"
 #define HO_PROBE	"uet_ho_probe"
 #define HO_SECS		300	/* failure bound of the hostile processes' setup and checks */
+#define HO_VHOST_ROUNDS	4
+#define HO_FUSE_PROCS	8	/* twice the kernel's fault workers */
+#define HO_FUSE_SECS	5	/* bound of a bit update that needs a fault */
+#define HO_UID2		65533	/* the innocent user */
 
 FIXTURE(ho) {
 	struct ue_track t;
@@ -649,6 +656,242 @@ TEST_F_TIMEOUT(ho, tracers_not_stalled, 600)
 		       l.max[op] / 1e6);
 	}
 	munmap(ctl, sizeof(*ctl));
+}
+
+/* The registrant's exit status when it has no /dev/vhost-net */
+#define HO_NO_VHOST	4
+
+/* Own a vhost-net device (it holds this address space), register, exit with both open */
+static int ho_vhost_owner(const char *cmd)
+{
+	__u32 *word = ue_map_page(PROT_READ | PROT_WRITE);
+	int vfd = open("/dev/vhost-net", O_RDWR | O_CLOEXEC), fd;
+
+	if (vfd < 0)
+		return errno == ENOENT || errno == ENODEV || errno == ENXIO ? HO_NO_VHOST : 2;
+	if (ioctl(vfd, VHOST_SET_OWNER, NULL))
+		return 3;
+	fd = ue_open_data();
+	if (!word || fd < 0 || ue_reg(fd, cmd, word, 4, 0, 0, NULL))
+		return 5;
+	return 0;
+}
+
+/*
+ * vhost takes a reference to its owner's address space (VHOST_SET_OWNER) and drops it when
+ * its file is released, which for an exiting owner is after the owner's exit hooks ran: the
+ * last reference to the address space goes from exit_task_work().  The registrations of that
+ * address space must still go with it, the event be deletable as soon as the owner is reaped.
+ */
+TEST_F(ho, vhost_owner_exit)
+{
+	char left[256];
+	int i, status;
+	pid_t pid;
+
+	ue_track_del(&self->t, "uet_ho_vhost");
+	for (i = 0; i < HO_VHOST_ROUNDS; i++) {
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid)
+			_exit(ho_vhost_owner("uet_ho_vhost u32 a"));
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		if (WIFEXITED(status) && WEXITSTATUS(status) == HO_NO_VHOST)
+			SKIP(return, "no /dev/vhost-net (CONFIG_VHOST_NET)");
+		ASSERT_EQ(0, status) TH_LOG("the vhost owner failed: %#x", status);
+		/* reaped: nothing of it may hold the event */
+		EXPECT_EQ(0, ue_del_name("uet_ho_vhost")) TH_LOG("round %d", i);
+	}
+	EXPECT_EQ(0, ue_leftovers("uet_ho_vhost", true, left, sizeof(left))) TH_LOG("%s", left);
+}
+
+/*
+ * fuse_held_workers: HO_FUSE_PROCS processes of the hostile user each write to a private
+ * mapping of a file a FUSE daemon serves (a private copy of the page), register an enable word
+ * there, then drop the copy and the page cache, so that the next write to the word reads the
+ * file: the daemon now never answers reads.  A thread of each keeps its mmap_lock busy, so a
+ * tracer's toggle cannot write the word at once and leaves it to the kernel's fault work,
+ * whose fault waits for the daemon.  Another user's bit, on a page that needs a fault, must
+ * still follow its tracer.
+ */
+struct ho_fuse_ctl {	/* shared, __atomic accesses (ho_get(), ho_add()) */
+	int ready;	/* processes registered */
+	int dropped;	/* hostile processes churning on a dropped page */
+	int drop;	/* hostile processes: drop the page now */
+	int phase;	/* the innocent: 1, 2 drop the page; 3 exit */
+	int done;	/* the innocent: phases done */
+};
+
+/* The innocent's enable word: the page after @ctl, shared with the test */
+static __u32 *ho_fuse_word(struct ho_fuse_ctl *ctl)
+{
+	return (__u32 *)((char *)ctl + getpagesize());
+}
+
+/* A hostile process on the FUSE file @path; ends only when killed */
+static void ho_fuse_hostile(struct ho_fuse_ctl *ctl, const char *path)
+{
+	int ffd = open(path, O_RDONLY | O_CLOEXEC), fd = ue_open_data();
+	size_t ps = getpagesize();
+	struct ho_loop c = { 0 };
+	pthread_t th;
+	__u32 *word;
+
+	if (ffd < 0 || fd < 0)
+		_exit(2);
+	word = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_PRIVATE, ffd, 0);
+	if (word == MAP_FAILED)
+		_exit(3);
+	*word = 0;	/* a private copy: the kernel's bit writes land there */
+	if (setresgid(HO_UID, HO_UID, HO_UID) || setresuid(HO_UID, HO_UID, HO_UID))
+		_exit(10);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);	/* after the uid change, which clears it */
+	if (ue_reg(fd, "uet_ho_fuse u32 a", word, 4, 0, 0, NULL))
+		_exit(4);
+	ho_add(&ctl->ready);
+	ho_wait_for(&ctl->drop, 1, INT_MAX, NULL, 0);
+	/* the next fault of the word reads the file, from a daemon that never answers */
+	if (madvise(word, ps, MADV_DONTNEED) || posix_fadvise(ffd, 0, 0, POSIX_FADV_DONTNEED))
+		_exit(5);
+	if (pthread_create(&th, NULL, ho_churn_thread, &c))
+		_exit(6);
+	ho_add(&ctl->dropped);
+	for (;;)
+		pause();
+}
+
+/* The innocent user: registers its word, drops its page when told, until told to exit */
+static void ho_fuse_innocent(struct ho_fuse_ctl *ctl)
+{
+	__u32 *word = ho_fuse_word(ctl);
+	int fd = ue_open_data(), phase;
+
+	if (fd < 0 || setresgid(HO_UID2, HO_UID2, HO_UID2) ||
+	    setresuid(HO_UID2, HO_UID2, HO_UID2))
+		_exit(2);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (ue_reg(fd, "uet_ho_innocent u32 a", word, 4, 0, 0, NULL))
+		_exit(3);
+	ho_add(&ctl->ready);
+	for (phase = 1; phase < 3; phase++) {
+		ho_wait_for(&ctl->phase, phase, INT_MAX, NULL, 0);
+		/* the shared page keeps the word: an update must fault it in again */
+		if (madvise(word, getpagesize(), MADV_DONTNEED))
+			_exit(4);
+		ho_add(&ctl->done);
+	}
+	ho_wait_for(&ctl->phase, phase, INT_MAX, NULL, 0);
+	_exit(0);
+}
+
+/* Kill and reap the @n processes of @pids (0: none) */
+static void ho_reap(pid_t *pids, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (pids[i] > 0)
+			kill(pids[i], SIGKILL);
+	for (i = 0; i < n; i++)
+		if (pids[i] > 0)
+			waitpid(pids[i], NULL, 0);
+	memset(pids, 0, n * sizeof(*pids));
+}
+
+FIXTURE(hofuse) {
+	struct ue_track t;
+	struct ue_fuse fuse;
+	struct ho_fuse_ctl *ctl;	/* and the innocent's word, a page further */
+	pid_t pids[HO_FUSE_PROCS + 1];	/* the last one the innocent */
+};
+
+FIXTURE_SETUP(hofuse)
+{
+	int ret;
+
+	self->ctl = MAP_FAILED;
+	if (ue_skip_reason(UE_ROOT))
+		SKIP(return, "%s", ue_skip_reason(UE_ROOT));
+	ASSERT_EQ(0, ue_track_init(&self->t));
+	ue_track_del(&self->t, "uet_ho_fuse");
+	ue_track_del(&self->t, "uet_ho_innocent");
+	self->ctl = mmap(NULL, 2 * getpagesize(), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(self->ctl != MAP_FAILED);
+	ret = ue_fuse_start(&self->fuse, getpagesize());
+	if (ret == -ENODEV)
+		SKIP(return, "no FUSE (/dev/fuse, CONFIG_FUSE_FS)");
+	ASSERT_EQ(0, ret) TH_LOG("FUSE mount: %s", strerror(-ret));
+}
+
+FIXTURE_TEARDOWN(hofuse)
+{
+	/* the daemon's end first: held reads fail, so blocked faults end */
+	ue_fuse_stop(&self->fuse);
+	ho_reap(self->pids, ARRAY_SIZE(self->pids));
+	ue_set_enable(UE_SYS, "uet_ho_fuse", false);
+	ue_set_enable(UE_SYS, "uet_ho_innocent", false);
+	ue_track_cleanup(&self->t);
+	if (self->ctl != MAP_FAILED)
+		munmap(self->ctl, 2 * getpagesize());
+}
+
+/* Enable or disable the innocent's event: its bit follows within HO_FUSE_SECS */
+static bool ho_follows(__u32 *word, bool on)
+{
+	struct timespec start;
+
+	if (ue_set_enable(UE_SYS, "uet_ho_innocent", on))
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (ue_bit_set(word, 4, 0) != on && ue_elapsed(&start) < HO_FUSE_SECS)
+		usleep(1000);
+	return ue_bit_set(word, 4, 0) == on;
+}
+
+/*
+ * The kernel runs a few fault work items at a time (4): the hostile processes' items block
+ * in their FUSE reads for good unless the fault gives up its wait, and the innocent's item
+ * then never runs.
+ */
+TEST_F_TIMEOUT(hofuse, held_faults_stall_only_their_owners, 180)
+{
+	const int n = HO_FUSE_PROCS + 1;
+	struct ho_fuse_ctl *ctl = self->ctl;
+	struct timespec start;
+	int i, on, toggles = 0;
+
+	for (i = 0; i < n; i++) {
+		self->pids[i] = fork();
+		ASSERT_LE(0, self->pids[i]);
+		if (!self->pids[i] && i < HO_FUSE_PROCS)
+			ho_fuse_hostile(ctl, self->fuse.file);
+		if (!self->pids[i])
+			ho_fuse_innocent(ctl);
+	}
+	ASSERT_TRUE(ho_wait_for(&ctl->ready, n, 6 * UE_WAIT_SECS, self->pids, n))
+		TH_LOG("a process failed to set up");
+	ue_fuse_hold_reads(&self->fuse);
+	ho_add(&ctl->drop);
+	ASSERT_TRUE(ho_wait_for(&ctl->dropped, HO_FUSE_PROCS, 6 * UE_WAIT_SECS, self->pids, n))
+		TH_LOG("a hostile process failed to drop its page");
+	/* toggles for a second, ending enabled: the hostile words need faults */
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (ue_elapsed(&start) < 1 || toggles % 2 == 0)
+		ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_ho_fuse", toggles++ % 2 == 0));
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (ue_fuse_held(&self->fuse) < 4 && ue_elapsed(&start) < 3)
+		usleep(10000);
+	TH_LOG("%d toggles, %d reads the daemon never answers", toggles,
+	       ue_fuse_held(&self->fuse));
+	for (on = 1; on >= 0; on--) {
+		ho_add(&ctl->phase);	/* the innocent drops its page */
+		ASSERT_TRUE(ho_wait_for(&ctl->done, 2 - on, 6 * UE_WAIT_SECS, self->pids, n));
+		EXPECT_TRUE(ho_follows(ho_fuse_word(ctl), on))
+			TH_LOG("the innocent's bit did not follow the %s within %d s",
+			       on ? "enable" : "disable", HO_FUSE_SECS);
+	}
+	ho_add(&ctl->phase);
 }
 
 TEST_HARNESS_MAIN
