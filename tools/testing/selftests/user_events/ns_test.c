@@ -10,6 +10,7 @@
  */
 #include "ue_util.h"
 #include <dirent.h>
+#include <grp.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -22,6 +23,8 @@
 #define NS_LIMIT	4	/* user_events_ns_max of limits_per_group */
 #define NS_WRITES	5
 #define NS_SYSCTL_TOTAL	"/proc/sys/kernel/user_events_max"
+/* Events each user may have in the groups of user namespaces (kernels with this limit) */
+#define NS_SYSCTL_USER	"/proc/sys/user/max_user_events"
 /* A test takes seconds on a debug kernel; its bounded waits may add up past 30 s */
 #define NS_TIMEOUT	120
 
@@ -181,13 +184,16 @@ FIXTURE(ns) {
 	UE_FIXTURE_MEMBERS;
 	struct ns_host h;
 	char *old[ARRAY_SIZE(ns_sysctls)];
+	char *user_max;		/* NS_SYSCTL_USER to restore */
+	struct ue_share share;	/* tracefs modes to restore */
 };
 
 /*
- * Start a kid in new user and mount namespaces; it registers @reg (unless NULL).  Returns
- * 0, the errno of unshare() (-EPERM, -EINVAL: no user namespaces here) or of k_reg().
+ * Start a kid as user @uid (0: the host's) in new user and mount namespaces; it registers
+ * @reg (unless NULL).  Returns 0, the errno of unshare() (-EPERM, -EINVAL: no user namespaces
+ * here) or of k_reg().
  */
-static int ns_spawn(struct ns_host *h, const char *reg, struct ns_kid **out)
+static int ns_spawn_as(struct ns_host *h, uid_t uid, const char *reg, struct ns_kid **out)
 {
 	struct ns_kid *k = &h->kids[h->nkids];
 	pid_t ppid = getpid();
@@ -204,7 +210,10 @@ static int ns_spawn(struct ns_host *h, const char *reg, struct ns_kid **out)
 		close(sv[0]);
 		for (i = 0; i < h->nkids; i++)
 			close(h->kids[i].sock);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (uid && (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+			    setresuid(uid, uid, uid)))
+			_exit(4);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);	/* after a uid change, which clears it */
 		if (getppid() != ppid)
 			_exit(3);
 		val = unshare(CLONE_NEWUSER | CLONE_NEWNS) ? -errno : (__s64)ue_userns_inum();
@@ -225,6 +234,11 @@ static int ns_spawn(struct ns_host *h, const char *reg, struct ns_kid **out)
 	ue_ns_system(k->sys_multi, sizeof(k->sys_multi), k->inum, true);
 	*out = k;
 	return reg ? ns_cmd(k, k_reg, reg, 0) : 0;
+}
+
+static int ns_spawn(struct ns_host *h, const char *reg, struct ns_kid **out)
+{
+	return ns_spawn_as(h, 0, reg, out);
 }
 
 /* Exit status of kid @k told to exit (-1: none within UE_WAIT_SECS) */
@@ -327,6 +341,10 @@ FIXTURE_TEARDOWN(ns)
 		ue_write_str(ns_sysctls[i], self->old[i], 0);
 		free(self->old[i]);
 	}
+	if (self->user_max)
+		ue_write_str(NS_SYSCTL_USER, self->user_max, 0);
+	free(self->user_max);
+	ue_share_undo(&self->share);
 	/* nothing of a namespace may outlive its processes and tracers */
 	EXPECT_TRUE(ue_wait_ns_systems_gone(left, sizeof(left)))
 		TH_LOG("namespace systems left: %s", left);
@@ -362,11 +380,12 @@ TEST_F_TIMEOUT(ns, same_name_per_namespace, NS_TIMEOUT)
 	EXPECT_TRUE(ue_format_has(a->sys, "uens_dup", "field:u32 a;"));
 }
 
+/* Multi-format versions are NAME.<hex id>, numbered per group from 0 (as upstream) */
 TEST_F_TIMEOUT(ns, multi_format_system, NS_TIMEOUT)
 {
 	char path[PATH_MAX];
 	struct dirent *de;
-	struct ns_kid *a;
+	struct ns_kid *a, *b;
 	int versions = 0;
 	DIR *d;
 
@@ -380,6 +399,12 @@ TEST_F_TIMEOUT(ns, multi_format_system, NS_TIMEOUT)
 	closedir(d);
 	EXPECT_EQ(2, versions);
 	EXPECT_EQ(0, ue_multi_versions("uens_mf", NULL, NULL, 0));
+	EXPECT_TRUE(ue_format_has(a->sys_multi, "uens_mf.0", "field:u32 x;"));
+	EXPECT_TRUE(ue_format_has(a->sys_multi, "uens_mf.1", "field:u64 y;"));
+	/* another group counts on its own */
+	ASSERT_EQ(0, ns_spawn(&self->h, NULL, &b));
+	ASSERT_EQ(0, ns_cmd(b, k_reg, "uens_mf u64 y", USER_EVENT_REG_MULTI_FORMAT));
+	EXPECT_TRUE(ue_format_has(b->sys_multi, "uens_mf.0", "field:u64 y;"));
 }
 
 TEST_F_TIMEOUT(ns, status_per_namespace, NS_TIMEOUT)
@@ -633,6 +658,49 @@ TEST_F_TIMEOUT(ns, persist_refused, NS_TIMEOUT)
 	/* the same without the flag is fine */
 	EXPECT_EQ(0, ns_cmd(a, k_reg, "uens_pers u32 x", 0));
 	EXPECT_TRUE(ue_event_exists(a->sys, "uens_pers"));
+}
+
+#define NS_FAIR_POOL	"32"	/* user_events_max of one_user_one_share */
+#define NS_FAIR_USER	16	/* max_user_events of one_user_one_share */
+#define NS_FAIR_NS	3	/* namespaces of the greedy user */
+#define NS_UID_A	65533	/* the greedy user */
+#define NS_UID_B	65532	/* another user */
+
+/*
+ * The groups of user namespaces share one pool of events (user_events_max), and each real
+ * user may take only max_user_events of it, whatever its namespaces: a user who creates as
+ * many events as it can, in several namespaces, is refused at its limit and leaves room for
+ * other users.  Without the per-user limit it fills the pool and the next user gets EMFILE.
+ */
+TEST_F_TIMEOUT(ns, one_user_one_share, NS_TIMEOUT)
+{
+	static const int tries[NS_FAIR_NS] = { NS_FAIR_USER / 2, NS_FAIR_USER / 2, NS_FAIR_USER };
+	struct ns_kid *a, *b;
+	int i, total = 0, err = 0;
+	char val[16];
+	__s64 got;
+
+	if (access(NS_SYSCTL_USER, F_OK))
+		SKIP(return, "no per-user limit of events (%s)", NS_SYSCTL_USER);
+	self->user_max = ue_read_all(NS_SYSCTL_USER);
+	ASSERT_TRUE(ue_nonnull(self->user_max));
+	ASSERT_EQ(0, ue_share_data(&self->share));
+	/* the greedy user tries NS_FAIR_USER * 2: all of the pool */
+	ASSERT_EQ(0, ue_write_str(NS_SYSCTL_TOTAL, NS_FAIR_POOL, 0));
+	snprintf(val, sizeof(val), "%d", NS_FAIR_USER);
+	ASSERT_EQ(0, ue_write_str(NS_SYSCTL_USER, val, 0));
+	for (i = 0; i < NS_FAIR_NS; i++) {
+		ASSERT_EQ(0, ns_spawn_as(&self->h, NS_UID_A, NULL, &a));
+		got = ns_cmd(a, k_regn, NULL, tries[i]);
+		ASSERT_LE(0, got) TH_LOG("namespace %d: %s", i, strerror(-got));
+		total += got & 0xff;
+		err = got >> 8;
+	}
+	EXPECT_EQ(NS_FAIR_USER, total);
+	EXPECT_EQ(EMFILE, err) TH_LOG("%s", strerror(err));
+	/* another user, in a namespace of its own, still has room */
+	ASSERT_EQ(0, ns_spawn_as(&self->h, NS_UID_B, NULL, &b));
+	EXPECT_EQ(NS_EVENTS, ns_cmd(b, k_regn, NULL, NS_EVENTS));
 }
 
 TEST_HARNESS_MAIN

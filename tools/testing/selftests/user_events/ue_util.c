@@ -831,6 +831,36 @@ int ue_cb_dyn(void *cmd)
 	return ue_dyn_cmd(cmd);
 }
 
+/* The tracefs root and user_events_data, the bits ue_share_data() adds */
+static const struct {
+	const char *file;
+	mode_t add;
+} ue_shared[] = { { "", 0001 }, { "user_events_data", 0006 } };
+
+int ue_share_data(struct ue_share *s)
+{
+	const char *path;
+	struct stat st;
+
+	for (s->nsaved = 0; s->nsaved < ARRAY_SIZE(ue_shared); s->nsaved++) {
+		path = UE_TP("%s", ue_shared[s->nsaved].file);
+		if (stat(path, &st))
+			return -errno;
+		s->mode[s->nsaved] = st.st_mode & 07777;
+		if (chmod(path, s->mode[s->nsaved] | ue_shared[s->nsaved].add))
+			return -errno;
+	}
+	return 0;
+}
+
+void ue_share_undo(struct ue_share *s)
+{
+	while (s->nsaved > 0) {
+		s->nsaved--;
+		chmod(UE_TP("%s", ue_shared[s->nsaved].file), s->mode[s->nsaved]);
+	}
+}
+
 long long ue_env(const char *name, long long def, long long min, long long max)
 {
 	const char *val = getenv(name);

@@ -202,6 +202,18 @@ int ue_run_without_caps(const int *caps, int ncaps, int (*fn)(void *), void *arg
 int ue_cb_del(void *name);
 int ue_cb_dyn(void *cmd);
 
+/*
+ * Let every user search the tracefs root and open user_events_data (o+x, o+rw), as an
+ * administrator may; ue_share_undo() restores the modes (only what ue_share_data() changed).
+ */
+struct ue_share {
+	mode_t mode[2];
+	int nsaved;
+};
+
+int ue_share_data(struct ue_share *s);
+void ue_share_undo(struct ue_share *s);
+
 /* the number in environment variable @name (@def), within [min, max] */
 long long ue_env(const char *name, long long def, long long min, long long max);
 /* one seeded stream of pseudo-random numbers (splitmix64) */
