@@ -274,6 +274,32 @@ TEST_F(di, error_log)
 	}
 }
 
+/*
+ * Only a privileged caller's malformed registration goes to error_log, as upstream writes
+ * none: an unprivileged one gets its errno alone, so it cannot push root's entries out.
+ */
+TEST_F(di, error_log_privileged_only)
+{
+	static const int caps[] = { CAP_PERFMON, CAP_SYS_ADMIN };
+	char path[160], *log;
+
+	if (geteuid())
+		SKIP(return, "needs root (error_log)");
+	ue_tpath(path, sizeof(path), "error_log");
+	ASSERT_EQ(0, ue_write_str(path, "", O_TRUNC));
+	EXPECT_EQ(-EINVAL, ue_run_without_caps(caps, ARRAY_SIZE(caps), ue_cb_reg,
+					       "uet_di_elu u31 a"));
+	log = ue_read_all(path);
+	ASSERT_TRUE(ue_nonnull(log));
+	EXPECT_STREQ("", log) TH_LOG("without CAP_PERFMON and CAP_SYS_ADMIN");
+	free(log);
+	/* either capability is enough */
+	EXPECT_EQ(-EINVAL, ue_run_without_caps(caps, 1, ue_cb_reg, "uet_di_elu u31 a"));
+	EXPECT_EQ(1, ue_count_in(path, "Unknown field type"));
+	EXPECT_EQ(-EINVAL, ue_run_without_caps(caps + 1, 1, ue_cb_reg, "uet_di_elu u31 a"));
+	EXPECT_EQ(2, ue_count_in(path, "Unknown field type"));
+}
+
 /* A thread that registers @page, meets the main thread at @sync and stays until it meets again */
 struct stay {
 	int fd, ret;

@@ -316,6 +316,32 @@ TEST_F(misc, unreg_unknown)
 }
 
 /*
+ * A word the kernel cannot clear, its page unmapped or read-only: DIAG_IOCSUNREG still removes
+ * the registration but says EFAULT, as upstream does; a second one finds nothing.
+ */
+TEST_F(misc, unreg_efault)
+{
+	int unmap;
+	char *p;
+
+	for (unmap = 0; unmap < 2; unmap++) {
+		p = ue_map_page(PROT_READ | PROT_WRITE);
+		ASSERT_TRUE(ue_nonnull(p));
+		ASSERT_EQ(0, ue_reg(self->t.fd, "uet_en_efault u32 a", p + 8, 4, 1, 0, NULL));
+		ASSERT_EQ(0, unmap ? munmap(p, getpagesize()) :
+			  mprotect(p, getpagesize(), PROT_READ));
+		EXPECT_EQ(-EFAULT, ue_unreg(self->t.fd, p + 8, 1)) TH_LOG("unmapped %d", unmap);
+		EXPECT_EQ(-ENOENT, ue_unreg(self->t.fd, p + 8, 1)) TH_LOG("unmapped %d", unmap);
+		if (!unmap)
+			munmap(p, getpagesize());
+	}
+	/* the registrations are gone: the event goes with this fd's write index */
+	close(self->t.fd);
+	self->t.fd = -1;
+	EXPECT_TRUE(ue_wait_gone(UE_SYS, "uet_en_efault"));
+}
+
+/*
  * Several registrations in one long are found, removed and updated each on its own, in any
  * order; on 64-bit, bit 3 of the second u32 (hi) is bit 35 of the 8-byte value, but bit 3 on
  * big endian, where hi is the lower half.

@@ -831,6 +831,13 @@ int ue_cb_dyn(void *cmd)
 	return ue_dyn_cmd(cmd);
 }
 
+int ue_cb_reg(void *cmd)
+{
+	static __u32 word;
+
+	return ue_reg_once(cmd, &word, 0);
+}
+
 /* The tracefs root and user_events_data, the bits ue_share_data() adds */
 static const struct {
 	const char *file;

@@ -201,6 +201,7 @@ void ue_fixture_fini(struct ue_track *t, char *page, int perf_fd, int flags);
 int ue_run_without_caps(const int *caps, int ncaps, int (*fn)(void *), void *arg);
 int ue_cb_del(void *name);
 int ue_cb_dyn(void *cmd);
+int ue_cb_reg(void *cmd);	/* ue_reg_once(@cmd) */
 
 /*
  * Let every user search the tracefs root and open user_events_data (o+x, o+rw), as an
