@@ -681,7 +681,8 @@ static int ho_vhost_owner(const char *cmd)
  * vhost takes a reference to its owner's address space (VHOST_SET_OWNER) and drops it when
  * its file is released, which for an exiting owner is after the owner's exit hooks ran: the
  * last reference to the address space goes from exit_task_work().  The registrations of that
- * address space must still go with it, the event be deletable as soon as the owner is reaped.
+ * address space must still go with it: the event, created persistent so that it outlives
+ * them, can be deleted as soon as the owner is reaped.
  */
 TEST_F(ho, vhost_owner_exit)
 {
@@ -689,8 +690,11 @@ TEST_F(ho, vhost_owner_exit)
 	int i, status;
 	pid_t pid;
 
+	if (ue_skip_reason(UE_ROOT))
+		SKIP(return, "%s", ue_skip_reason(UE_ROOT));
 	ue_track_del(&self->t, "uet_ho_vhost");
 	for (i = 0; i < HO_VHOST_ROUNDS; i++) {
+		ASSERT_EQ(0, ue_dyn_add("uet_ho_vhost", "u32 a"));
 		pid = fork();
 		ASSERT_LE(0, pid);
 		if (!pid)
