@@ -423,6 +423,37 @@ static int window_child(int fd, __u32 *w)
 	return !ue_bit_set(w, 4, WINDOW_BIT);
 }
 
+struct window_arg {
+	int fd;
+	__u32 *word;
+};
+
+static int window_child_fn(void *arg)
+{
+	struct window_arg *a = arg;
+
+	_exit(window_child(a->fd, a->word));
+}
+
+/*
+ * fork() for window_child(); as root in new network, PID and UTS namespaces, whose making,
+ * between the copy of the memory and that of the registrations, widens the window from
+ * microseconds to milliseconds.  Without them (not root, not configured) a plain fork().
+ */
+static pid_t window_fork(struct window_arg *a, char *stack, size_t size)
+{
+	static int flags = CLONE_NEWPID | CLONE_NEWUTS | CLONE_NEWNET;
+	pid_t pid = -1;
+
+	if (flags && !geteuid())
+		pid = clone(window_child_fn, stack + size, flags | SIGCHLD, a);
+	if (pid < 0) {
+		flags = 0;
+		pid = clone(window_child_fn, stack + size, SIGCHLD, a);
+	}
+	return pid;
+}
+
 /*
  * A registration by a sibling thread while the process forks: between the copy of the memory
  * and the copy of the registrations, the bit it sets lands in the parent's page only, and a
@@ -435,25 +466,28 @@ TEST_F(fork, reg_in_fork_window)
 	struct window_reg r = { .fd = self->t.fd };
 	char *ballast = mmap(NULL, WINDOW_BALLAST, PROT_READ | PROT_WRITE,
 			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	size_t stack_size = 16 * getpagesize();
+	char *stack;
 	__u32 *sentinel = (__u32 *)self->page;
+	struct window_arg a;
 	int forks = 0, bad = 0, status;
 	struct timespec start;
 	pthread_t th;
 	pid_t pid;
 
 	ASSERT_TRUE(ballast != MAP_FAILED);
+	stack = ballast + WINDOW_BALLAST - stack_size;	/* the child's, in its copy */
 	/* mapped after the ballast, so below it: fork() copies the word first */
 	r.word = ue_map_page(PROT_READ | PROT_WRITE);
 	ASSERT_TRUE(ue_nonnull(r.word));
 	*r.word = 0;
+	a = (struct window_arg){ self->t.fd, r.word };
 	ASSERT_EQ(0, ue_track_reg(&self->t, WINDOW_CMD, sentinel, 4, 0, NULL));
 	ASSERT_TRUE(toggle(&self->t, "uet_fk_window", true, sentinel, 4, 0));
 	ASSERT_EQ(0, pthread_create(&th, NULL, window_reg_loop, &r));
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	while (!bad && ue_elapsed(&start) < WINDOW_SECS) {
-		pid = fork();
-		if (!pid)
-			_exit(window_child(self->t.fd, r.word));
+		pid = window_fork(&a, stack, stack_size);
 		if (pid < 0)
 			break;
 		forks++;
