@@ -418,7 +418,7 @@ static int window_child(int fd, __u32 *w)
 	/* a registration of a used (address, bit) is refused: was it inherited? */
 	if (ue_reg(fd, WINDOW_CMD, w, 4, WINDOW_BIT, 0, NULL) != -EADDRINUSE)
 		return 0;
-	for (i = 0; i < 100 && !ue_bit_set(w, 4, WINDOW_BIT); i++)
+	for (i = 0; i < 200 && !ue_bit_set(w, 4, WINDOW_BIT); i++)	/* 2 s */
 		usleep(10000);
 	return !ue_bit_set(w, 4, WINDOW_BIT);
 }
