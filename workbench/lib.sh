@@ -221,7 +221,10 @@ fragment() {
 	local cfg=$WB_DIR/config
 	case $KERNEL in
 	test) cat "$cfg/boot.config" "$cfg/test.config" ;;
-	debug) cat "$cfg/boot.config" "$cfg/test.config" "$cfg/debug.config" ;;
+	# the debug kernel chooses its own stack initialisation
+	debug) cat "$cfg/boot.config" "$cfg/test.config" |
+		grep -v '^CONFIG_INIT_STACK_'
+		cat "$cfg/debug.config" ;;
 	upstream) cat "$cfg/boot.config" "$cfg/test.config" |
 		grep -v 'USER_EVENTS_KUNIT_TEST' ;;
 	# what "make kselftest-merge" adds for user_events: its config only
