@@ -3049,14 +3049,16 @@ static struct user_event *uev_from_dyn(struct dyn_event *dev)
 
 static int uev_dyn_create(const char *raw)
 {
-	struct uev_cmd cmd, *c __free(uev_cmd) = &cmd;
+	struct uev_cmd cmd, *c __free(uev_cmd) = NULL;
 	struct user_event *ev;
 	int ret;
 
+	/* every dynamic event command comes here: leave the others alone */
 	if (!str_has_prefix(raw, USER_EVENTS_PREFIX))
 		return -ECANCELED;
 	if (!perfmon_capable())
 		return -EPERM;
+	c = &cmd;	/* freed from here on: uev_cmd_init() clears it first */
 	ret = uev_cmd_init(c, skip_spaces(raw + strlen(USER_EVENTS_PREFIX)),
 			   "dynamic_events");
 	if (ret)
