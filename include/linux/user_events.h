@@ -7,11 +7,18 @@
 #ifndef _LINUX_USER_EVENTS_H
 #define _LINUX_USER_EVENTS_H
 
+#include <linux/err.h>
 #include <linux/mm_types.h>
 #include <linux/sched.h>
 #include <uapi/linux/user_events.h>
 
 #ifdef CONFIG_USER_EVENTS
+/*
+ * task_struct.user_event_mm once the task's exit hook ran: no later put of
+ * an address space is handed to it.
+ */
+#define USER_EVENT_MM_EXITED	((struct user_event_mm *)ERR_PTR(-ESRCH))
+
 void user_event_mm_fork(struct task_struct *t, unsigned long clone_flags);
 void user_event_mm_release(struct mm_struct *mm);
 void user_event_mm_drop(struct task_struct *t);
@@ -30,7 +37,8 @@ static inline void user_events_mm_init(struct mm_struct *mm)
  * @mm: the address space, whose last user is gone
  *
  * Called from __mmput(), in whatever context dropped the last reference.
- * When that is the exit or exec of the task that used @mm, the task
+ * When that is the exit of a task that used @mm (exit_mm(), or a file
+ * closed by its exit that held @mm, as vhost's does) or its exec, the task
  * removes the registrations itself in user_events_exit() or
  * user_events_execve(), holding no lock; otherwise a work item does.
  */
@@ -70,12 +78,14 @@ static inline void user_events_execve(struct task_struct *t)
 
 /**
  * user_events_exit() - the exiting task's registrations are gone
- * @t: the exiting task, after exit_mm()
+ * @t: the exiting task, after exit_mm() and exit_task_work(): every put of
+ *     an address space its exit made, deferred fput()s included, is done
  */
 static inline void user_events_exit(struct task_struct *t)
 {
 	if (unlikely(t->user_event_mm))
 		user_event_mm_drop(t);
+	t->user_event_mm = USER_EVENT_MM_EXITED;
 }
 #else
 static inline void user_events_mm_init(struct mm_struct *mm)

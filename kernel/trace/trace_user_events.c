@@ -85,11 +85,17 @@
  * (cmpxchg) by the first registration of any thread and cleared by
  * __mmput(). The task whose exit or exec put the address space removes the
  * enablers itself, holding no lock, before it can be reaped or run the new
- * image (user_event_mm_drop()); any other put queues that removal
- * (uev_mm_release_work) because its caller may hold any lock. While any
- * task uses the address space, mm->user_event_mm cannot change under it.
- * Its enablers are charged to the real user of the task that made it
- * (user_event_mm.ucounts, UCOUNT_USER_EVENT_ENABLERS) while they are linked.
+ * image (user_event_mm_drop()); an exit hands over every put it makes up
+ * to its exit hook, after exit_task_work(), so that a file it closes that
+ * held the address space (vhost) puts it in time. Any other put queues
+ * that removal (uev_mm_release_work) because its caller may hold any lock.
+ * While any task uses the address space, mm->user_event_mm cannot change
+ * under it. Its enablers are charged to the real user of the task that
+ * made it (user_event_mm.ucounts, UCOUNT_USER_EVENT_ENABLERS) while they
+ * are linked. Events of user namespaces' groups are charged to the real
+ * user that made them (user_event.ucounts, UCOUNT_USER_EVENTS) until they
+ * are freed, so that the pool of user_events_max those groups share has
+ * room for every user.
  * user_event_mm.refs keeps the structure (and its mmgrab()) alive: one for
  * the address space (handed to the exiting task or to the work), one
  * while its fault work (which updates the words that had to wait, one
@@ -1499,11 +1505,13 @@ static void uev_mm_release_work(struct work_struct *work)
  *
  * The caller may hold any lock (a tracer's event_mutex, when a uprobe
  * drops the last reference), so the registrations are removed later. When
- * this is the exit or exec of the task that used @mm, that task removes
- * them itself in user_event_mm_drop(), where it holds no lock: a program
- * that saw the task exit never finds its registrations still in place,
- * and no worker has to be woken and waited for. Any other put queues a
- * work item.
+ * this is the exit or exec of a task, that task removes them itself in
+ * user_event_mm_drop(), where it holds no lock: a program that saw the
+ * task exit never finds its registrations still in place, and no worker
+ * has to be woken and waited for. An exit hands over until its exit hook,
+ * which comes after exit_task_work(): a file that held @mm and was closed
+ * by the exit (vhost's owner reference) puts it there, after exit_mm().
+ * Any other put queues a work item.
  */
 void user_event_mm_release(struct mm_struct *mm)
 {
@@ -1511,12 +1519,14 @@ void user_event_mm_release(struct mm_struct *mm)
 
 	mm->user_event_mm = NULL;
 	/*
-	 * exit_mm() of the task that used @mm (which stays its active_mm), or
-	 * any put during an exec: the hook that runs next takes over the
-	 * address space's reference.
+	 * A put during an exit, before the exit hook set USER_EVENT_MM_EXITED
+	 * (exit_mm(), or the release of a file that held @mm), or during an
+	 * exec: the hook that runs next, holding no lock, takes over the
+	 * address space's reference. Not only the task's own @mm: the hook
+	 * removes whichever it is handed, and a second one goes to a work.
 	 */
-	if (((current->flags & PF_EXITING && current->active_mm == mm) ||
-	     current->in_execve) && !current->user_event_mm) {
+	if ((current->flags & PF_EXITING || current->in_execve) &&
+	    !current->user_event_mm) {
 		current->user_event_mm = uemm;
 		return;
 	}
