@@ -160,6 +160,14 @@
 #define UEV_MM_ENABLERS_MAX	65536
 /* Default of /proc/sys/user/max_user_event_enablers: enablers per user. */
 #define UEV_USER_ENABLERS_MAX	(16 * UEV_MM_ENABLERS_MAX)
+/*
+ * Default of /proc/sys/user/max_user_events: events each user may make
+ * outside the initial namespace's group, so that no user fills the pool of
+ * user_events_max that all user namespaces' groups share.
+ */
+#define UEV_USER_EVENTS_MAX	1024
+/* Default of /proc/sys/user/max_user_event_faults: see uev_fault_work(). */
+#define UEV_USER_FAULTS_MAX	4
 /* Write indexes one open file may hold. */
 #define UEV_FILE_SLOTS_MAX	65536
 /* Payloads from this size on are copied with non-temporal stores. */
@@ -208,6 +216,9 @@
  * @fmt:	the parsed command, immutable
  * @group:	the group (user namespace) that owns the event; referenced,
  *		immutable
+ * @ucounts:	the user charged for the event (UCOUNT_USER_EVENTS) outside
+ *		the initial namespace's group, else NULL; referenced, set once
+ *		before the event is visible
  * @refs:	users: enablers and file slots (see the top of the file)
  * @reg_flags:	USER_EVENT_REG_PERSIST, USER_EVENT_REG_MULTI_FORMAT (event_mutex)
  * @status:	UEV_STATUS_* of the attached probes (event_mutex, read locklessly)
@@ -236,6 +247,7 @@ struct user_event {
 	struct hlist_node		node;
 	struct uev_format		*fmt;
 	struct uev_group		*group;
+	struct ucounts			*ucounts;
 	refcount_t			refs;
 	u16				reg_flags;
 	u8				status;
@@ -1241,18 +1253,21 @@ static void uev_mm_release_work(struct work_struct *work);
 static void uev_fault_work(struct work_struct *work);
 
 /*
- * The registrations of one address space are charged to the real user of
- * the task that made its user_event_mm, in its user namespace and in each
- * one above, one at a time and never past a max_user_event_enablers on
- * the way (as inc_ucount() does): 0, or -ENOSPC.
+ * Charge one object of @type to the user of @ucounts, in its user namespace
+ * and in each one above, never past that namespace's max_user_* on the way
+ * (as inc_ucount() does, for a ucounts the caller already holds): 0, or
+ * -ENOSPC. What user_events charges: the registrations of an address space
+ * (UCOUNT_USER_EVENT_ENABLERS, to the real user of the task that made its
+ * user_event_mm), the events made outside the initial namespace's group
+ * (UCOUNT_USER_EVENTS, to the real user that made each) and the fault works
+ * running (UCOUNT_USER_EVENT_FAULTS, to the user of the address space).
  */
-static int uev_charge(struct user_event_mm *uemm)
+static int uev_charge(struct ucounts *ucounts, enum ucount_type type)
 {
-	const int type = UCOUNT_USER_EVENT_ENABLERS;
 	struct ucounts *iter, *over;
 	long val, max;
 
-	for (iter = uemm->ucounts; iter; iter = iter->ns->ucounts) {
+	for (iter = ucounts; iter; iter = iter->ns->ucounts) {
 		max = READ_ONCE(iter->ns->ucount_max[type]);
 		val = atomic_long_read(&iter->ucount[type]);
 		do {
@@ -1264,20 +1279,46 @@ static int uev_charge(struct user_event_mm *uemm)
 	return 0;
 undo:
 	over = iter;
-	for (iter = uemm->ucounts; iter != over; iter = iter->ns->ucounts)
+	for (iter = ucounts; iter != over; iter = iter->ns->ucounts)
 		atomic_long_dec(&iter->ucount[type]);
 	return -ENOSPC;
 }
 
-static void uev_uncharge(struct user_event_mm *uemm, long n)
+static void uev_uncharge(struct ucounts *ucounts, enum ucount_type type,
+			 long n)
 {
 	struct ucounts *iter;
 
-	for (iter = uemm->ucounts; iter; iter = iter->ns->ucounts)
-		atomic_long_sub(n, &iter->ucount[UCOUNT_USER_EVENT_ENABLERS]);
+	for (iter = ucounts; iter; iter = iter->ns->ucounts)
+		atomic_long_sub(n, &iter->ucount[type]);
 }
 
-/* A user_event_mm for @mm charged to @ucounts, whose reference it takes. */
+/*
+ * @ucounts held with its user namespace: the walk up from a ucounts needs
+ * the namespace, which the ucounts does not pin. NULL when the count of
+ * references is saturated.
+ */
+static struct ucounts *uev_ucounts_get(struct ucounts *ucounts)
+{
+	ucounts = get_ucounts(ucounts);
+
+	if (ucounts)
+		get_user_ns(ucounts->ns);
+	return ucounts;
+}
+
+static void uev_ucounts_put(struct ucounts *ucounts)
+{
+	struct user_namespace *user_ns = ucounts->ns;
+
+	put_ucounts(ucounts);
+	put_user_ns(user_ns);
+}
+
+/*
+ * A user_event_mm for @mm charged to @ucounts, whose references (from
+ * uev_ucounts_get()) it takes.
+ */
 static struct user_event_mm *uev_mm_alloc(struct mm_struct *mm,
 					  struct ucounts *ucounts)
 {
@@ -1287,12 +1328,10 @@ static struct user_event_mm *uev_mm_alloc(struct mm_struct *mm,
 		return NULL;
 	uemm = kzalloc(sizeof(*uemm), GFP_KERNEL_ACCOUNT);
 	if (!uemm) {
-		put_ucounts(ucounts);
+		uev_ucounts_put(ucounts);
 		return NULL;
 	}
-	/* the walk up from @ucounts needs its namespace, which it does not pin */
 	uemm->ucounts = ucounts;
-	get_user_ns(ucounts->ns);
 	uemm->mm = mm;
 	mmgrab(mm);
 	refcount_set(&uemm->refs, 1);
@@ -1305,14 +1344,10 @@ static struct user_event_mm *uev_mm_alloc(struct mm_struct *mm,
 
 static void uev_mm_put(struct user_event_mm *uemm)
 {
-	struct user_namespace *user_ns;
-
 	if (!refcount_dec_and_test(&uemm->refs))
 		return;
 	mmdrop(uemm->mm);
-	user_ns = uemm->ucounts->ns;
-	put_ucounts(uemm->ucounts);
-	put_user_ns(user_ns);
+	uev_ucounts_put(uemm->ucounts);
 	if (uemm->faults) {
 		xa_destroy(&uemm->faults->words);
 		kfree(uemm->faults);
@@ -1333,7 +1368,7 @@ static struct user_event_mm *uev_current_mm(void)
 
 	if (uemm)
 		return uemm;
-	uemm = uev_mm_alloc(mm, get_ucounts(current_ucounts()));
+	uemm = uev_mm_alloc(mm, uev_ucounts_get(current_ucounts()));
 	if (!uemm)
 		return NULL;
 	/* Pairs with READ_ONCE() above: a racing thread may have won. */
@@ -1479,7 +1514,8 @@ static void uev_mm_teardown(struct user_event_mm *uemm)
 		uev_resched(&n);
 	}
 	uev_words_reset(uemm);
-	uev_uncharge(uemm, uemm->nr_enablers);
+	uev_uncharge(uemm->ucounts, UCOUNT_USER_EVENT_ENABLERS,
+		     uemm->nr_enablers);
 	uemm->nr_enablers = 0;
 	mutex_unlock(&uemm->lock);
 
@@ -1575,11 +1611,11 @@ static bool uev_enabler_copy(struct user_event_mm *new, struct uev_enabler *en)
 	struct uev_enabler *copy;
 
 	lockdep_assert_held(&new->lock);
-	if (uev_charge(new))
+	if (uev_charge(new->ucounts, UCOUNT_USER_EVENT_ENABLERS))
 		return false;
 	copy = kmem_cache_alloc(uev_enabler_cache, GFP_KERNEL_ACCOUNT);
 	if (!copy) {
-		uev_uncharge(new, 1);
+		uev_uncharge(new->ucounts, UCOUNT_USER_EVENT_ENABLERS, 1);
 		return false;
 	}
 	/* not *en whole: its lists and state are others' to write */
@@ -1620,7 +1656,7 @@ static struct user_event_mm *uev_mm_dup(struct user_event_mm *old,
 	bool keep = false;
 
 	/* @t, not yet running, keeps its credentials and their ucounts */
-	new = uev_mm_alloc(t->mm, get_ucounts(task_ucounts(t)));
+	new = uev_mm_alloc(t->mm, uev_ucounts_get(task_ucounts(t)));
 	if (!new)
 		return NULL;
 	mutex_lock(&old->lock);
@@ -1731,11 +1767,12 @@ static struct uev_enabler *uev_enabler_new(struct user_event_mm *uemm,
 	if (uev_enabler_find(uemm, reg->enable_addr, reg->enable_size,
 			     reg->enable_bit))
 		return ERR_PTR(-EADDRINUSE);
-	if (uemm->nr_enablers >= UEV_MM_ENABLERS_MAX || uev_charge(uemm))
+	if (uemm->nr_enablers >= UEV_MM_ENABLERS_MAX ||
+	    uev_charge(uemm->ucounts, UCOUNT_USER_EVENT_ENABLERS))
 		return ERR_PTR(-ENOSPC);
 	en = kmem_cache_zalloc(uev_enabler_cache, GFP_KERNEL_ACCOUNT);
 	if (!en) {
-		uev_uncharge(uemm, 1);
+		uev_uncharge(uemm->ucounts, UCOUNT_USER_EVENT_ENABLERS, 1);
 		return ERR_PTR(-ENOMEM);
 	}
 	en->uemm = uemm;
@@ -1780,7 +1817,7 @@ found:
 	list_del(&en->mm_link);
 	hash_del(&en->word_node);
 	uemm->nr_enablers--;
-	uev_uncharge(uemm, 1);
+	uev_uncharge(uemm->ucounts, UCOUNT_USER_EVENT_ENABLERS, 1);
 	mutex_lock(&en->ev->lock);
 	list_del(&en->ev_link);
 	en->ev->nr_enablers--;
@@ -2000,8 +2037,33 @@ static char *uev_print_fmt(const struct uev_format *fmt)
 	return kstrdup(buf, GFP_KERNEL_ACCOUNT);
 }
 
+/*
+ * Charge a new event of a user namespace's group to current's real user,
+ * so that no user can take every group's share of user_events_max.
+ */
+static int uev_event_charge(struct user_event *ev)
+{
+	struct ucounts *ucounts;
+
+	if (ev->group == &uev_init_group)
+		return 0;
+	ucounts = uev_ucounts_get(current_ucounts());
+	if (!ucounts)
+		return -EMFILE;
+	if (uev_charge(ucounts, UCOUNT_USER_EVENTS)) {
+		uev_ucounts_put(ucounts);
+		return -EMFILE;
+	}
+	ev->ucounts = ucounts;
+	return 0;
+}
+
 static void uev_event_free(struct user_event *ev)
 {
+	if (ev->ucounts) {
+		uev_uncharge(ev->ucounts, UCOUNT_USER_EVENTS, 1);
+		uev_ucounts_put(ev->ucounts);
+	}
 	uev_group_put_locked(ev->group);
 	kfree(ev->call.print_fmt);
 	kfree(ev->fmt);
@@ -2133,6 +2195,9 @@ static int uev_event_register(struct user_event *ev)
 		uev_reap_locked();
 	if (!uev_group_has_room(ev->group))
 		return -EMFILE;
+	ret = uev_event_charge(ev);
+	if (ret)
+		return ret;
 	fields = uev_fields_alloc(ev->fmt);
 	if (!fields)
 		return -ENOMEM;
@@ -2825,7 +2890,7 @@ static int uev_reg_attach(struct uev_file *uf, struct user_event_mm *uemm,
 		return PTR_ERR(en);
 	idx = uev_file_slot(uf, ev);
 	if (idx < 0) {
-		uev_uncharge(uemm, 1);
+		uev_uncharge(uemm->ucounts, UCOUNT_USER_EVENT_ENABLERS, 1);
 		kmem_cache_free(uev_enabler_cache, en);
 		return idx;
 	}
@@ -3178,6 +3243,8 @@ static int __init uev_init(void)
 
 	init_user_ns.ucount_max[UCOUNT_USER_EVENT_ENABLERS] =
 		UEV_USER_ENABLERS_MAX;
+	init_user_ns.ucount_max[UCOUNT_USER_EVENTS] = UEV_USER_EVENTS_MAX;
+	init_user_ns.ucount_max[UCOUNT_USER_EVENT_FAULTS] = UEV_USER_FAULTS_MAX;
 	uev_event_cache = KMEM_CACHE(user_event, SLAB_ACCOUNT);
 	uev_enabler_cache = KMEM_CACHE(uev_enabler, SLAB_ACCOUNT);
 	uev_wq = alloc_workqueue("user_events", WQ_UNBOUND, UEV_WQ_MAX_ACTIVE);
