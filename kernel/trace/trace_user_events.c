@@ -52,6 +52,13 @@
  *			it is only tried (uev_poke()): a process that keeps
  *			its own mmap_lock busy must not stall tracing for
  *			everyone; what cannot be done at once goes to uev_wq.
+ *			Likewise the folio lock that dirtying the page takes
+ *			(a filesystem may hold it across I/O a user serves),
+ *			and mmap_lock in the fault work. Exceptions: fork
+ *			looks up the child's words (uev_inherited(),
+ *			uev_copied_state()) and refaults the parent's
+ *			(uev_cow()) holding user_event_mm locks, in the
+ *			forking task, before the child runs.
  * uev_slots_lock	the write-index tables of all open files: finding or
  *			adding a slot, moving a full table into a larger one.
  *			Taken under user_event_mm.lock only, never under
@@ -61,13 +68,21 @@
  * No lock above is taken while faulting a page in: faults happen in the
  * registering task before any lock (uev_prefault()), in the unregistering
  * task after its locks are dropped (uev_enabler_remove()), in a work item
- * of the mm holding only mmap_lock (uev_fault_work()), or in a forking parent
- * holding only the lock of its child's user_event_mm (uev_mm_unshare()):
- * before the child runs, only fault work queued for the child's enablers
- * can want that lock, and it waits holding nothing the fault needs. A
- * write's payload is copied with page faults disabled under the probes'
- * preempt_disable; if it was not present, the writer faults it in holding
- * nothing and calls the probes again (uev_write_retry()).
+ * of the mm holding only mmap_lock and waiting for no I/O (uev_fault_work()),
+ * or in a forking parent holding only the lock of its child's
+ * user_event_mm (uev_mm_unshare()): before the child runs, only fault work
+ * queued for the child's enablers can want that lock, and it waits holding
+ * nothing the fault needs. A write's payload is copied with page faults
+ * disabled under the probes' preempt_disable; if it was not present, the
+ * writer faults it in holding nothing and calls the probes again
+ * (uev_write_retry()).
+ *
+ * Work that a user's memory can hold up (a FUSE daemon that never answers
+ * a read, a page_mkwrite waiting for writeback) runs on uev_wq, at most
+ * UEV_USER_FAULTS_MAX works of each user at a time (UCOUNT_USER_EVENT_FAULTS):
+ * a user holds that many workers at most, and a word that cannot be
+ * written yet is retried with a backoff of up to a second for as long as
+ * its address space lives.
  *
  * References and lifetime
  * -----------------------
@@ -348,12 +363,15 @@ struct user_event_mm {
  *		set before @uemm->faults is published by cmpxchg(), immutable
  * @work:	updates them, one word after the other; queued on uev_wq with a
  *		reference on @uemm
+ * @delay:	jiffies before the next retry of words that could not be
+ *		written (only @work uses it)
  * @uemm:	the address space, which frees this structure with itself
  */
 struct uev_faults {
 	struct xarray		words;
 	unsigned long		base;
-	struct work_struct	work;
+	struct delayed_work	work;
+	unsigned long		delay;
 	struct user_event_mm	*uemm;
 };
 
@@ -422,12 +440,11 @@ struct uev_write {
 };
 
 /*
- * Fault-in work: bounded concurrency, so that processes whose pages are
- * slow to fault in (FUSE, NFS, userfaultfd) occupy at most this many
- * workers, none of them shared with the rest of the kernel. No task waits
- * for work that runs there.
+ * Fault-in work, none of it on workers shared with the rest of the kernel.
+ * Each user runs at most UEV_USER_FAULTS_MAX works at a time, so a user
+ * whose pages never fault in (a FUSE daemon that never answers) holds that
+ * many of the many workers here. No task waits for work that runs there.
  */
-#define UEV_WQ_MAX_ACTIVE	4
 static struct workqueue_struct *uev_wq;
 
 static DEFINE_HASHTABLE(uev_table, 8);
@@ -964,12 +981,21 @@ static void uev_locate_bit(u64 uaddr, u8 size, u8 bit, unsigned long *addr,
 	*lbit = uev_long_bit(off, size, bit, UEV_BIG_ENDIAN, sizeof(long));
 }
 
-/* Set or clear @bit of the long at @addr; mmap_lock held, no fault. */
+/*
+ * Set or clear @bit of the long at @addr; mmap_lock held, no fault. Unless
+ * @wait, the folio lock that dirtying a clean folio takes is only tried:
+ * a filesystem may hold it across I/O that a user serves (FUSE), and the
+ * callers hold locks that tracers wait for, or a shared worker.
+ * Return: 0, -EFAULT when the page is not present or not writable, or
+ * -EAGAIN when the folio lock is taken.
+ */
 static int uev_poke_locked(struct mm_struct *mm, unsigned long addr, u8 bit,
-			   bool set)
+			   bool set, bool wait)
 {
+	struct folio *folio;
 	struct page *page;
 	unsigned long *word;
+	bool locked = false;
 	long ret;
 
 	mmap_assert_locked(mm);
@@ -977,13 +1003,27 @@ static int uev_poke_locked(struct mm_struct *mm, unsigned long addr, u8 bit,
 				    &page, NULL);
 	if (ret != 1)
 		return ret < 0 ? ret : -EFAULT;
+	folio = page_folio(page);
+	if (!wait && !folio_test_dirty(folio)) {
+		locked = folio_trylock(folio);
+		if (!locked) {
+			unpin_user_page(page);
+			return -EAGAIN;
+		}
+	}
 	word = kmap_local_page(page) + offset_in_page(addr);
 	if (set)
 		set_bit(bit, word);
 	else
 		clear_bit(bit, word);
 	kunmap_local(word);
-	unpin_user_pages_dirty_lock(&page, 1, true);
+	if (locked) {
+		folio_mark_dirty(folio);
+		folio_unlock(folio);
+		unpin_user_page(page);
+	} else {
+		unpin_user_pages_dirty_lock(&page, 1, true);
+	}
 	return 0;
 }
 
@@ -993,7 +1033,8 @@ static int uev_poke_locked(struct mm_struct *mm, unsigned long addr, u8 bit,
  * and a process must not be able to stall every tracer by keeping its own
  * mmap_lock busy.
  * Return: 0, -EFAULT when the page is not present or not writable now,
- * -EAGAIN when mmap_lock is taken, -ESRCH when the address space is gone.
+ * -EAGAIN when mmap_lock or the folio lock is taken, -ESRCH when the
+ * address space is gone.
  */
 static int uev_poke(struct mm_struct *mm, unsigned long addr, u8 bit, bool set)
 {
@@ -1005,7 +1046,7 @@ static int uev_poke(struct mm_struct *mm, unsigned long addr, u8 bit, bool set)
 		mmput_async(mm);
 		return -EAGAIN;
 	}
-	ret = uev_poke_locked(mm, addr, bit, set);
+	ret = uev_poke_locked(mm, addr, bit, set, false);
 	mmap_read_unlock(mm);
 	mmput_async(mm);
 	return ret;
@@ -1020,13 +1061,17 @@ static int uev_poke_wait(struct mm_struct *mm, unsigned long addr, u8 bit,
 	if (!mmget_not_zero(mm))
 		return -ESRCH;
 	mmap_read_lock(mm);
-	ret = uev_poke_locked(mm, addr, bit, set);
+	ret = uev_poke_locked(mm, addr, bit, set, true);
 	mmap_read_unlock(mm);
 	mmput(mm);
 	return ret;
 }
 
-/* Fault in @addr of @mm for writing; holds only mmap_lock. */
+/*
+ * Fault in @addr of @mm for writing, as @mm's own task would: may wait for
+ * I/O and for mmap_lock. Only for the task that unregisters, in its own
+ * address space.
+ */
 static int uev_fault_in(struct mm_struct *mm, unsigned long addr)
 {
 	int ret = -ESRCH;
@@ -1039,6 +1084,36 @@ static int uev_fault_in(struct mm_struct *mm, unsigned long addr)
 		mmap_read_unlock(mm);
 		mmput(mm);
 	}
+	return ret;
+}
+
+/*
+ * Fault in @addr of @mm for writing from a worker, waiting for nothing the
+ * process controls: mmap_lock is only tried, and a fault that needs I/O
+ * starts it and returns (FOLL_NOWAIT), as swap-in, userfaultfd and most
+ * filesystems allow. What can still block (a synchronous FUSE read, a
+ * page_mkwrite) holds one of the few workers a user may have: see
+ * uev_fault_work().
+ * Return: 0 when the page is present and writable now, -EAGAIN to try
+ * again later, -ESRCH when @mm is gone, or another errno.
+ */
+static int uev_fault_in_nowait(struct mm_struct *mm, unsigned long addr)
+{
+	struct page *page;
+	long ret = -EAGAIN;
+
+	if (!mmget_not_zero(mm))
+		return -ESRCH;
+	if (mmap_read_trylock(mm)) {
+		ret = pin_user_pages_remote(mm, addr, 1,
+					    FOLL_WRITE | FOLL_NOWAIT, &page,
+					    NULL);
+		mmap_read_unlock(mm);
+		if (ret == 1)
+			unpin_user_page(page);
+		ret = ret == 1 ? 0 : ret ? ret : -EAGAIN;
+	}
+	mmput(mm);
 	return ret;
 }
 
@@ -1058,30 +1133,34 @@ static int uev_prefault(unsigned long uaddr)
 	return 0;
 }
 
-static void uev_queue_fault(struct user_event_mm *uemm, unsigned long addr,
-			    unsigned int attempt);
+static void uev_queue_fault(struct user_event_mm *uemm, unsigned long addr);
 
-/*
- * Bring @en's word up to date with its event. A page that is not present,
- * or an mmap_lock that is taken, is handed to a work item, which faults
- * the page in and tries again: up to UEV_FAULT_RETRIES faults, and as
- * long as it takes for the lock.
- */
-static void uev_enabler_write(struct uev_enabler *en, unsigned int attempt)
+/* Bring @en's word up to date with its event now: 0, or uev_poke()'s error. */
+static int uev_enabler_poke(struct uev_enabler *en)
 {
 	u32 state = READ_ONCE(en->ev->state);
 	int ret;
 
 	lockdep_assert_held(&en->ev->lock);
 	if (en->state == state)
-		return;
+		return 0;
 	ret = uev_poke(en->uemm->mm, en->addr, en->bit, state & UEV_STATE_ON);
 	if (!ret)
 		en->state = state;
-	else if (ret == -EAGAIN ||
-		 (ret == -EFAULT && attempt < UEV_FAULT_RETRIES))
-		uev_queue_fault(en->uemm, en->addr,
-				ret == -EAGAIN ? attempt : attempt + 1);
+	return ret;
+}
+
+/*
+ * Bring @en's word up to date with its event. A page that is not present,
+ * or a lock that is taken, is handed to the fault work of its address
+ * space, which faults the page in and tries again (uev_fault_work()).
+ */
+static void uev_enabler_write(struct uev_enabler *en)
+{
+	int ret = uev_enabler_poke(en);
+
+	if (ret == -EAGAIN || ret == -EFAULT)
+		uev_queue_fault(en->uemm, en->addr);
 }
 
 /*
@@ -1105,7 +1184,7 @@ static bool uev_sync_batch(struct user_event *ev, unsigned int budget)
 	for (; ev->sync_left && budget; ev->sync_left--, budget--) {
 		en = list_first_entry(&ev->enablers, struct uev_enabler,
 				      ev_link);
-		uev_enabler_write(en, 0);
+		uev_enabler_write(en);
 		list_move_tail(&en->ev_link, &ev->enablers);
 	}
 	return ev->sync_left;
@@ -1408,36 +1487,97 @@ VISIBLE_IF_KUNIT unsigned long uev_fault_addr(unsigned long base,
 }
 EXPORT_SYMBOL_IF_KUNIT(uev_fault_addr);
 
+/* Write every enabler of the word at @addr: 0, or the last error. */
+static int uev_word_write(struct user_event_mm *uemm, unsigned long addr)
+{
+	struct uev_enabler *en;
+	int ret = 0, err;
+
+	guard(mutex)(&uemm->lock);
+	hlist_for_each_entry(en, uev_words_chain(uemm, addr), word_node) {
+		if (en->addr != addr)
+			continue;
+		scoped_guard(mutex, &en->ev->lock)
+			err = uev_enabler_poke(en);
+		if (err)
+			ret = err;
+	}
+	return ret;
+}
+
 /*
- * Update the words of @uemm whose update had to wait: fault each one in
- * (or wait for mmap_lock), then write its enablers. A word queued again
- * meanwhile is left to the next run of the work, which that queued.
+ * Run the fault work of @faults again later: soon after a pass that wrote
+ * a word, then backing off to once a second while none can be written.
+ * Only the work itself calls this, so @faults->delay needs no lock.
+ */
+static void uev_faults_retry(struct uev_faults *faults, bool progress)
+{
+	faults->delay = progress ? 1 :
+		clamp_t(unsigned long, faults->delay * 2, 1, HZ);
+	refcount_inc(&faults->uemm->refs);
+	if (!queue_delayed_work(uev_wq, &faults->work, faults->delay))
+		uev_mm_put(faults->uemm);	/* queued meanwhile */
+}
+
+/* Will another try at the word fix what stopped this one? */
+static bool uev_fault_transient(int err)
+{
+	return err == -EAGAIN || err == -ENOMEM || err == -EBUSY ||
+	       err == -EINTR;
+}
+
+/*
+ * Update the words of @uemm whose update had to wait: fault each one in,
+ * then write its enablers. A word that cannot be written yet is kept: for
+ * as long as the address space lives while the reason is transient (a
+ * lock taken, I/O in flight, no memory), for UEV_FAULT_RETRIES passes
+ * otherwise (a word unmapped, or made read-only, is never written). A
+ * word queued again meanwhile is left to the next run of the work.
+ *
+ * No work waits here for anything the process controls (see
+ * uev_fault_in_nowait()), and what can still block is bounded per user:
+ * at most UEV_USER_FAULTS_MAX works of one user's address spaces run at a
+ * time (UCOUNT_USER_EVENT_FAULTS), so a user whose FUSE daemon never
+ * answers holds that many workers, and other users' bits keep following
+ * tracers; the user's other works wait their turn, retrying.
  */
 static void uev_fault_work(struct work_struct *work)
 {
-	struct uev_faults *faults = container_of(work, struct uev_faults, work);
+	struct uev_faults *faults = container_of(to_delayed_work(work),
+						 struct uev_faults, work);
 	struct user_event_mm *uemm = faults->uemm;
-	struct uev_enabler *en;
+	bool again = false, progress = false;
 	unsigned long index, addr;
+	unsigned int attempt;
 	void *entry;
+	int ret;
 
+	if (uev_charge(uemm->ucounts, UCOUNT_USER_EVENT_FAULTS)) {
+		uev_faults_retry(faults, false);
+		goto out;
+	}
 	xa_for_each(&faults->words, index, entry) {
 		xa_erase(&faults->words, index);
+		attempt = xa_to_value(entry);
 		addr = uev_fault_addr(faults->base, index);
-		if (uev_fault_in(uemm->mm, addr))
+		ret = uev_fault_in_nowait(uemm->mm, addr);
+		if (!ret)
+			ret = uev_word_write(uemm, addr);
+		progress |= !ret;
+		if (!ret || ret == -ESRCH ||
+		    (!uev_fault_transient(ret) && ++attempt >= UEV_FAULT_RETRIES))
 			continue;
-		mutex_lock(&uemm->lock);
-		hlist_for_each_entry(en, uev_words_chain(uemm, addr),
-				     word_node) {
-			if (en->addr != addr)
-				continue;
-			mutex_lock(&en->ev->lock);
-			uev_enabler_write(en, xa_to_value(entry));
-			mutex_unlock(&en->ev->lock);
-		}
-		mutex_unlock(&uemm->lock);
+		/* -EBUSY: queued again meanwhile, which is as good */
+		if (xa_insert(&faults->words, index, xa_mk_value(attempt),
+			      GFP_KERNEL_ACCOUNT) == -ENOMEM)
+			pr_warn_ratelimited("no memory to retry an enable bit update\n");
+		again = true;
 		cond_resched();
 	}
+	uev_uncharge(uemm->ucounts, UCOUNT_USER_EVENT_FAULTS, 1);
+	if (again)
+		uev_faults_retry(faults, progress);
+out:
 	uev_mm_put(uemm);
 }
 
@@ -1458,7 +1598,8 @@ static struct uev_faults *uev_faults_get(struct user_event_mm *uemm,
 		return NULL;
 	xa_init(&faults->words);
 	faults->base = addr;
-	INIT_WORK(&faults->work, uev_fault_work);
+	faults->delay = 0;
+	INIT_DELAYED_WORK(&faults->work, uev_fault_work);
 	faults->uemm = uemm;
 	/* Full barrier: the structure is initialised before it is seen. */
 	old = cmpxchg(&uemm->faults, NULL, faults);
@@ -1470,13 +1611,11 @@ static struct uev_faults *uev_faults_get(struct user_event_mm *uemm,
 }
 
 /*
- * Have the word at @addr updated once its page is faulted in or mmap_lock
- * is free, all its enablers at once; @attempt faults were made already.
- * The work of @uemm does it: one per address space, so a process whose
- * pages are slow to fault in occupies one worker of uev_wq at most.
+ * Have the word at @addr updated once its page is faulted in or its locks
+ * are free, all its enablers at once, by the work of @uemm: one per
+ * address space, run at once.
  */
-static void uev_queue_fault(struct user_event_mm *uemm, unsigned long addr,
-			    unsigned int attempt)
+static void uev_queue_fault(struct user_event_mm *uemm, unsigned long addr)
 {
 	struct uev_faults *faults = uev_faults_get(uemm, addr);
 	int ret = -ENOMEM;
@@ -1484,15 +1623,16 @@ static void uev_queue_fault(struct user_event_mm *uemm, unsigned long addr,
 	if (faults)
 		ret = xa_insert(&faults->words,
 				uev_fault_index(faults->base, addr),
-				xa_mk_value(attempt), GFP_KERNEL_ACCOUNT);
+				xa_mk_value(0), GFP_KERNEL_ACCOUNT);
 	/* -EBUSY: queued already, and every enabler of the word is written */
 	if (ret == -ENOMEM)
 		pr_warn_ratelimited("no memory to retry an enable bit update\n");
 	if (ret)
 		return;
 	refcount_inc(&uemm->refs);
-	if (!queue_work(uev_wq, &faults->work))
-		uev_mm_put(uemm);	/* queued already: not the last one */
+	/* sooner than a retry that is waiting; pending already: not the last */
+	if (mod_delayed_work(uev_wq, &faults->work, 0))
+		uev_mm_put(uemm);
 }
 
 static void uev_event_put(struct user_event *ev);
@@ -1634,7 +1774,7 @@ static bool uev_enabler_copy(struct user_event_mm *new, struct uev_enabler *en)
 	copy->state = en->state;
 	list_add_tail(&copy->ev_link, &en->ev->enablers);
 	en->ev->nr_enablers++;
-	uev_enabler_write(copy, 0);
+	uev_enabler_write(copy);
 	return true;
 }
 
@@ -1796,7 +1936,7 @@ static void uev_enabler_link(struct uev_enabler *en, struct user_event *ev)
 	en->state = uev_state_stale(READ_ONCE(ev->state)); /* write it now */
 	list_add_tail(&en->ev_link, &ev->enablers);
 	ev->nr_enablers++;
-	uev_enabler_write(en, 0);
+	uev_enabler_write(en);
 	mutex_unlock(&ev->lock);
 }
 
@@ -3247,7 +3387,7 @@ static int __init uev_init(void)
 	init_user_ns.ucount_max[UCOUNT_USER_EVENT_FAULTS] = UEV_USER_FAULTS_MAX;
 	uev_event_cache = KMEM_CACHE(user_event, SLAB_ACCOUNT);
 	uev_enabler_cache = KMEM_CACHE(uev_enabler, SLAB_ACCOUNT);
-	uev_wq = alloc_workqueue("user_events", WQ_UNBOUND, UEV_WQ_MAX_ACTIVE);
+	uev_wq = alloc_workqueue("user_events", WQ_UNBOUND, 0);
 	if (!uev_event_cache || !uev_enabler_cache || !uev_wq) {
 		kmem_cache_destroy(uev_event_cache);
 		kmem_cache_destroy(uev_enabler_cache);
