@@ -1743,12 +1743,40 @@ static bool uev_inherited(struct mm_struct *mm, unsigned long addr)
 }
 
 /*
+ * The state of @en's event that the copy of its word in the new @mm shows:
+ * the event's state if the bit there agrees with it, else a stale stamp.
+ * Not @en's own stamp: a sibling thread may have registered @en, or its
+ * fault work written it, after dup_mmap() copied the word, which then
+ * lacks the bit. A word that is not present is taken as stale.
+ */
+static u32 uev_copied_state(struct mm_struct *mm, struct uev_enabler *en)
+{
+	u32 state = READ_ONCE(en->ev->state);
+	unsigned long *word;
+	struct page *page;
+	bool set;
+	long ret;
+
+	mmap_read_lock(mm);
+	ret = get_user_pages_remote(mm, en->addr, 1, FOLL_NOFAULT, &page, NULL);
+	mmap_read_unlock(mm);
+	if (ret != 1)
+		return uev_state_stale(state);
+	word = kmap_local_page(page) + offset_in_page(en->addr);
+	set = test_bit(en->bit, word);
+	kunmap_local(word);
+	put_page(page);
+	return set == (state & UEV_STATE_ON) ? state : uev_state_stale(state);
+}
+
+/*
  * Link into @new, @t's user_event_mm, a copy of @en, its parent's enabler:
  * false if it cannot be charged or allocated.
  */
 static bool uev_enabler_copy(struct user_event_mm *new, struct uev_enabler *en)
 {
 	struct uev_enabler *copy;
+	u32 seen, state;
 
 	lockdep_assert_held(&new->lock);
 	if (uev_charge(new->ucounts, UCOUNT_USER_EVENT_ENABLERS))
@@ -1770,8 +1798,10 @@ static bool uev_enabler_copy(struct user_event_mm *new, struct uev_enabler *en)
 	uev_word_add(new, copy);
 	new->nr_enablers++;
 
+	seen = uev_copied_state(new->mm, en);
 	guard(mutex)(&en->ev->lock);
-	copy->state = en->state;
+	state = READ_ONCE(en->ev->state);
+	copy->state = seen == state ? state : uev_state_stale(state);
 	list_add_tail(&copy->ev_link, &en->ev->enablers);
 	en->ev->nr_enablers++;
 	uev_enabler_write(copy);
@@ -1781,10 +1811,12 @@ static bool uev_enabler_copy(struct user_event_mm *new, struct uev_enabler *en)
 /*
  * Copy @old's enablers into a new user_event_mm for @t's mm, charged to
  * @t's user. The child's memory is a copy of the parent's taken by
- * dup_mmap(); an enabler whose parent copy was not yet written with the
- * event's latest state (a write after dup_mmap() write-protected the page
- * fails and is retried by a fault work) is stale in the child too, and is
- * written now. What cannot be charged or allocated is not inherited.
+ * dup_mmap(), earlier: each copied word whose bit does not show its
+ * event's latest state is written now (uev_copied_state()). An enabler
+ * that a sibling thread unregistered between dup_mmap() and now is not
+ * copied, and its bit stays set in the child's copy of the word until the
+ * child writes there. What cannot be charged or allocated is not
+ * inherited.
  */
 static struct user_event_mm *uev_mm_dup(struct user_event_mm *old,
 					struct task_struct *t)
