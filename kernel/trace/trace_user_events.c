@@ -412,6 +412,7 @@ struct uev_file {
  *		event_mutex. The initial namespace's group holds one more, so
  *		that it is never freed.
  * @count:	its events (event_mutex)
+ * @multi_id:	id of its next multi-format event, from 0 (event_mutex)
  * @id:		the namespace's inode number; 0 for the initial namespace
  * @system:	tracefs system of its single-format events
  * @system_multi: tracefs system of its multi-format events
@@ -421,6 +422,7 @@ struct uev_group {
 	struct user_namespace	*ns;
 	refcount_t		refs;
 	unsigned int		count;
+	u64			multi_id;
 	u32			id;
 	char			system[UEV_SYSTEM_LEN];
 	char			system_multi[UEV_SYSTEM_LEN];
@@ -458,7 +460,6 @@ static unsigned int uev_ns_count;
 static unsigned int uev_ns_max = 1024;
 /* 0: every namespace shares the initial namespace's group. */
 static unsigned int uev_ns_groups = 1;
-static atomic64_t uev_next_id;
 
 static void uev_reap(struct work_struct *work);
 static DECLARE_WORK(uev_reap_work, uev_reap);
@@ -1972,11 +1973,15 @@ static void uev_enabler_link(struct uev_enabler *en, struct user_event *ev)
 	mutex_unlock(&ev->lock);
 }
 
-/* Unregister (@uaddr, @ubit) of current and clear the bit. */
+/*
+ * Unregister (@uaddr, @ubit) of current and clear the bit: 0, -ENOENT, or
+ * -EFAULT when the bit could not be cleared (the registration is gone all
+ * the same).
+ */
 static int uev_enabler_remove(struct user_event_mm *uemm, u64 uaddr, u8 ubit)
 {
 	struct uev_enabler *en;
-	int tries;
+	int tries, ret = -EFAULT;
 
 	mutex_lock(&uemm->lock);
 	hlist_for_each_entry(en, uev_words_chain(uemm, uaddr), word_node) {
@@ -1998,13 +2003,13 @@ found:
 
 	/* Nothing updates the word any more: clear it, faulting as needed. */
 	for (tries = 0; tries < UEV_FAULT_RETRIES; tries++) {
-		if (uev_poke_wait(uemm->mm, en->addr, en->bit, false) != -EFAULT ||
-		    uev_fault_in(uemm->mm, en->addr))
+		ret = uev_poke_wait(uemm->mm, en->addr, en->bit, false);
+		if (ret != -EFAULT || uev_fault_in(uemm->mm, en->addr))
 			break;
 	}
 	uev_event_put(en->ev);
 	kmem_cache_free(uev_enabler_cache, en);
-	return 0;
+	return ret ? -EFAULT : 0;
 }
 
 /* ---------------------------------------------------------------------
@@ -2258,6 +2263,7 @@ static struct user_event *uev_event_alloc(struct uev_group *g,
 	const char *name = uev_format_name(fmt);
 	struct user_event *ev;
 
+	lockdep_assert_held(&event_mutex);	/* @g->multi_id */
 	ev = kmem_cache_zalloc(uev_event_cache, GFP_KERNEL_ACCOUNT);
 	if (!ev)
 		goto nomem;
@@ -2266,7 +2272,7 @@ static struct user_event *uev_event_alloc(struct uev_group *g,
 	refcount_inc(&g->refs);
 	if (flags & USER_EVENT_REG_MULTI_FORMAT)
 		ev->tp_name = kasprintf(GFP_KERNEL_ACCOUNT, "%s.%llx", name,
-					(u64)atomic64_inc_return(&uev_next_id));
+					g->multi_id++);
 	else
 		ev->tp_name = kstrdup(name, GFP_KERNEL_ACCOUNT);
 	ev->call.print_fmt = uev_print_fmt(fmt);
@@ -2425,7 +2431,7 @@ static void uev_event_put(struct user_event *ev)
  * @argv:	the field words, to match an existing event
  * @fmt:	the parsed format, once needed (or an ERR_PTR())
  * @text:	the command as the user wrote it
- * @loc:	where it was written, for tracing/error_log
+ * @loc:	where it was written, for tracing/error_log; NULL: not logged
  * @err:	why and where @fmt is invalid
  *
  * A command that names an existing event is compared with it as text
@@ -2456,8 +2462,10 @@ static const char * const uev_err_text[] = {
 /* Show why @c does not parse in tracing/error_log, caret and all. */
 static void uev_cmd_log_err(const struct uev_cmd *c)
 {
-	tracing_log_err(NULL, c->loc, c->text, (const char **)uev_err_text,
-			c->err.type, c->err.pos);
+	if (c->loc)
+		tracing_log_err(NULL, c->loc, c->text,
+				(const char **)uev_err_text, c->err.type,
+				c->err.pos);
 }
 
 static void uev_cmd_free(struct uev_cmd *c)
@@ -2733,9 +2741,9 @@ static void uev_ftrace_probe(void *data, struct uev_write *w)
 
 #ifdef CONFIG_PERF_EVENTS
 /*
- * Perf and BPF. The sample carries the user registers of the writer, so
- * it is a user-mode sample: exclude_kernel (":u") events receive it, and
- * BPF programs attached to the event run (perf_trace_run_bpf_submit()).
+ * Perf and BPF. The sample carries the registers of the writer in the
+ * kernel, as every tracepoint's does (perf's callchain adds the user part),
+ * and BPF programs attached to the event run (perf_trace_run_bpf_submit()).
  */
 static void uev_perf_probe(void *data, struct uev_write *w)
 {
@@ -2755,14 +2763,14 @@ static void uev_perf_probe(void *data, struct uev_write *w)
 		uev_too_big(w);
 		return;
 	}
-	entry = perf_trace_buf_alloc(size, NULL, &rctx);
+	entry = perf_trace_buf_alloc(size, &regs, &rctx);
 	if (!entry)
 		return;
 	if (unlikely(uev_fill_record(entry, w))) {
 		perf_swevent_put_recursion_context(rctx);
 		return;
 	}
-	regs = task_pt_regs(current);
+	perf_fetch_caller_regs(regs);
 	/*
 	 * Without a BPF program perf_trace_run_bpf_submit() is a call of
 	 * perf_tp_event() with its arguments passed on: save it the trip.
@@ -3036,7 +3044,12 @@ static struct user_event *uev_reg_event(struct uev_group *g,
 	if (IS_ERR(text))
 		return ERR_CAST(no_free_ptr(text));
 	c = &cmd;
-	ret = uev_cmd_init(c, text, "user_events_data");
+	/*
+	 * tracing/error_log is shared and short: an unprivileged caller gets
+	 * the errno only, and cannot push others' entries out.
+	 */
+	ret = uev_cmd_init(c, text,
+			   perfmon_capable() ? "user_events_data" : NULL);
 	if (ret)
 		return ERR_PTR(ret);
 	if ((reg->flags & USER_EVENT_REG_PERSIST) && !perfmon_capable())
