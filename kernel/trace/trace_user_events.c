@@ -2672,9 +2672,8 @@ static int uev_copy_payload_iter(void *dst, struct uev_write *w)
 
 /*
  * The same from one user range (@w->ubuf: write(), or one iovec): no
- * iterator to copy and advance. Whoever handed us the range checked
- * access_ok() for all of it: vfs_write() for write(), import_ubuf() for
- * a ubuf iterator.
+ * iterator to copy and advance. access_ok() was checked for all of it:
+ * by vfs_write() for write(), by uev_data_write_iter() for an iterator.
  */
 static __always_inline int uev_copy_payload(void *dst, struct uev_write *w)
 {
@@ -2895,10 +2894,15 @@ static ssize_t uev_data_write_iter(struct kiocb *kiocb, struct iov_iter *from)
 	if (unlikely(count < sizeof(idx) ||
 		     copy_from_iter(&idx, sizeof(idx), from) != sizeof(idx)))
 		return -EFAULT;
-	/* what remains may be one user range, copied as write()'s */
+	/*
+	 * What remains may be one user range, copied as write()'s: checked
+	 * here rather than trusted to every maker of such an iterator.
+	 */
 	w.ubuf = iter_is_ubuf(from) ? iter_iov_addr(from) : NULL;
 	w.from = from;
 	w.len = iov_iter_count(from);
+	if (w.ubuf && unlikely(!access_ok(w.ubuf, w.len)))
+		return -EFAULT;
 	ret = uev_write_event(kiocb->ki_filp->private_data, idx, &w);
 	return ret ? ret : count;
 }
