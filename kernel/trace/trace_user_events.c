@@ -18,8 +18,20 @@
  * struct uev_group	the events of one user namespace: their tracefs
  *			systems, their count against the limits.
  *
- * Locks, in the order they nest
- * -----------------------------
+ * Locks
+ * -----
+ * Each lock is taken only under the locks above it on its branch; locks on
+ * different branches never nest:
+ *
+ *   user_event_mm.lock		(at fork: the parent's, then the child's)
+ *     user_event.lock
+ *       mmap_lock (read, tried), folio lock (tried)
+ *     uev_slots_lock
+ *     mmap_lock (read) of the child or the parent, at fork only
+ *   event_mutex
+ *     user_event.lock (tried)
+ *       mmap_lock (read, tried), folio lock (tried)
+ *
  * user_event_mm.lock	the enablers of one mm (mm_link, words, nr_enablers). A
  *			registration holds it from the (address, bit) check
  *			until the enabler is linked. Fork (parent's and
