@@ -2,8 +2,10 @@
 /*
  * user_events against programs that make the kernel's job hard: enable words in memory that
  * fork() does not copy, a process that keeps its own mmap_lock busy while tracers toggle its
- * events, enable pages that never fault in, many registrations of one event, and all of it at
- * once by an unprivileged user while a privileged tracer works on other events.
+ * events, enable pages that never fault in or whose faults wait for a FUSE daemon that never
+ * answers, an address space vhost keeps past its owner's exit, many registrations of one
+ * event, and all of it at once by an unprivileged user while a privileged tracer works on
+ * other events.
  */
 #include "ue_util.h"
 #include <pthread.h>
