@@ -355,6 +355,77 @@ static bool ho_wait_for(int *v, int want, int secs, const pid_t *pids, int n)
 	return true;
 }
 
+/* The registrant's exit status when it has no /dev/vhost-net */
+#define HO_NO_VHOST	4
+
+/*
+ * Own a vhost-net device (it holds this address space), register, exit with both open; as the
+ * hostile user when @hostile (the device and the data file opened before).
+ */
+static int ho_vhost_owner(const char *cmd, bool hostile)
+{
+	__u32 *word = ue_map_page(PROT_READ | PROT_WRITE);
+	int vfd = open("/dev/vhost-net", O_RDWR | O_CLOEXEC), fd;
+
+	if (vfd < 0)
+		return errno == ENOENT || errno == ENODEV || errno == ENXIO ? HO_NO_VHOST : 2;
+	fd = ue_open_data();
+	if (hostile && (setresgid(HO_UID, HO_UID, HO_UID) || setresuid(HO_UID, HO_UID, HO_UID)))
+		return 10;
+	if (ioctl(vfd, VHOST_SET_OWNER, NULL))
+		return 3;
+	if (!word || fd < 0 || ue_reg(fd, cmd, word, 4, 0, 0, NULL))
+		return 5;
+	return 0;
+}
+
+/* A child process that is a vhost owner (ho_vhost_owner()), reaped: its status, or -1 */
+static int ho_vhost_round(const char *cmd, bool hostile)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (!pid)
+		_exit(ho_vhost_owner(cmd, hostile));
+	return pid < 0 || waitpid(pid, &status, 0) != pid ? -1 : status;
+}
+
+/*
+ * A FUSE holder: register @cmd as the hostile user on a private copy of the first page of the
+ * FUSE file @path, count itself in *@ready and wait for *@drop.  Then drop the copy and the
+ * page cache, so that the next write to the word reads the file, from a daemon that by then
+ * answers no reads, and keep this process's mmap_lock busy from a thread, so that a tracer's
+ * toggle cannot write the word at once and leaves it to the kernel's fault work, whose fault
+ * waits for the daemon.  Returns with the thread running; exits on failure.
+ */
+static void ho_fuse_hold(const char *path, const char *cmd, int *ready, int *drop)
+{
+	int ffd = open(path, O_RDONLY | O_CLOEXEC), fd = ue_open_data();
+	static struct ho_loop c;	/* the churn of this process, until it ends */
+	size_t ps = getpagesize();
+	pthread_t th;
+	__u32 *word;
+
+	if (ffd < 0 || fd < 0)
+		_exit(2);
+	word = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_PRIVATE, ffd, 0);
+	if (word == MAP_FAILED)
+		_exit(3);
+	*word = 0;	/* a private copy: the kernel's bit writes land there */
+	if (setresgid(HO_UID, HO_UID, HO_UID) || setresuid(HO_UID, HO_UID, HO_UID))
+		_exit(10);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);	/* after the uid change, which clears it */
+	if (ue_reg(fd, cmd, word, 4, 0, 0, NULL))
+		_exit(4);
+	ho_add(ready);
+	ho_wait_for(drop, 1, INT_MAX, NULL, 0);
+	/* the next fault of the word reads the file, from a daemon that never answers */
+	if (madvise(word, ps, MADV_DONTNEED) || posix_fadvise(ffd, 0, 0, POSIX_FADV_DONTNEED))
+		_exit(5);
+	if (pthread_create(&th, NULL, ho_churn_thread, &c))
+		_exit(6);
+}
+
 /* Map @len bytes (madvise @advice), then as the hostile user register @n enablers there */
 static __u32 *ho_hostile(size_t len, int advice, int n, bool spread)
 {
@@ -660,25 +731,6 @@ TEST_F_TIMEOUT(ho, tracers_not_stalled, 600)
 	munmap(ctl, sizeof(*ctl));
 }
 
-/* The registrant's exit status when it has no /dev/vhost-net */
-#define HO_NO_VHOST	4
-
-/* Own a vhost-net device (it holds this address space), register, exit with both open */
-static int ho_vhost_owner(const char *cmd)
-{
-	__u32 *word = ue_map_page(PROT_READ | PROT_WRITE);
-	int vfd = open("/dev/vhost-net", O_RDWR | O_CLOEXEC), fd;
-
-	if (vfd < 0)
-		return errno == ENOENT || errno == ENODEV || errno == ENXIO ? HO_NO_VHOST : 2;
-	if (ioctl(vfd, VHOST_SET_OWNER, NULL))
-		return 3;
-	fd = ue_open_data();
-	if (!word || fd < 0 || ue_reg(fd, cmd, word, 4, 0, 0, NULL))
-		return 5;
-	return 0;
-}
-
 /*
  * vhost takes a reference to its owner's address space (VHOST_SET_OWNER) and drops it when
  * its file is released, which for an exiting owner is after the owner's exit hooks ran: the
@@ -690,18 +742,13 @@ TEST_F(ho, vhost_owner_exit)
 {
 	char left[256];
 	int i, status;
-	pid_t pid;
 
 	if (ue_skip_reason(UE_ROOT))
 		SKIP(return, "%s", ue_skip_reason(UE_ROOT));
 	ue_track_del(&self->t, "uet_ho_vhost");
 	for (i = 0; i < HO_VHOST_ROUNDS; i++) {
 		ASSERT_EQ(0, ue_dyn_add("uet_ho_vhost", "u32 a"));
-		pid = fork();
-		ASSERT_LE(0, pid);
-		if (!pid)
-			_exit(ho_vhost_owner("uet_ho_vhost u32 a"));
-		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		status = ho_vhost_round("uet_ho_vhost u32 a", false);
 		if (WIFEXITED(status) && WEXITSTATUS(status) == HO_NO_VHOST)
 			SKIP(return, "no /dev/vhost-net (CONFIG_VHOST_NET)");
 		ASSERT_EQ(0, status) TH_LOG("the vhost owner failed: %#x", status);
@@ -734,33 +781,10 @@ static __u32 *ho_fuse_word(struct ho_fuse_ctl *ctl)
 	return (__u32 *)((char *)ctl + getpagesize());
 }
 
-/* A hostile process on the FUSE file @path; ends only when killed */
+/* A hostile process on the FUSE file @path (ho_fuse_hold()); ends only when killed */
 static void ho_fuse_hostile(struct ho_fuse_ctl *ctl, const char *path)
 {
-	int ffd = open(path, O_RDONLY | O_CLOEXEC), fd = ue_open_data();
-	size_t ps = getpagesize();
-	struct ho_loop c = { 0 };
-	pthread_t th;
-	__u32 *word;
-
-	if (ffd < 0 || fd < 0)
-		_exit(2);
-	word = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_PRIVATE, ffd, 0);
-	if (word == MAP_FAILED)
-		_exit(3);
-	*word = 0;	/* a private copy: the kernel's bit writes land there */
-	if (setresgid(HO_UID, HO_UID, HO_UID) || setresuid(HO_UID, HO_UID, HO_UID))
-		_exit(10);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);	/* after the uid change, which clears it */
-	if (ue_reg(fd, "uet_ho_fuse u32 a", word, 4, 0, 0, NULL))
-		_exit(4);
-	ho_add(&ctl->ready);
-	ho_wait_for(&ctl->drop, 1, INT_MAX, NULL, 0);
-	/* the next fault of the word reads the file, from a daemon that never answers */
-	if (madvise(word, ps, MADV_DONTNEED) || posix_fadvise(ffd, 0, 0, POSIX_FADV_DONTNEED))
-		_exit(5);
-	if (pthread_create(&th, NULL, ho_churn_thread, &c))
-		_exit(6);
+	ho_fuse_hold(path, "uet_ho_fuse u32 a", &ctl->ready, &ctl->drop);
 	ho_add(&ctl->dropped);
 	for (;;)
 		pause();
