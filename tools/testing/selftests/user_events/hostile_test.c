@@ -31,6 +31,7 @@
 
 FIXTURE(ho) {
 	struct ue_track t;
+	struct ue_fuse fuse;	/* tracers_not_stalled's daemon, if started */
 	char user_max[32];	/* limit to restore, if changed */
 	bool hostile;		/* hostile processes were started */
 };
@@ -44,6 +45,8 @@ FIXTURE_SETUP(ho)
 
 FIXTURE_TEARDOWN(ho)
 {
+	/* the daemon's end first: held reads fail, so blocked faults end */
+	ue_fuse_stop(&self->fuse);
 	if (self->hostile) {	/* in the process group made for the test */
 		signal(SIGTERM, SIG_IGN);
 		kill(0, SIGTERM);
@@ -309,11 +312,14 @@ TEST_F_TIMEOUT(ho, stuck_faults_stall_only_their_owner, 120)
  * tracers_not_stalled: the hostile user (nobody) runs UE_HOSTILE_PROCS processes holding
  * UE_HOSTILE_ENABLERS registrations of HO_LOAD each and forking children that exit at once,
  * one that keeps its mmap_lock busy, one whose enable page sits behind a userfaultfd nobody
- * serves and one forking children that watch a MADV_WIPEONFORK word; a root thread toggles
- * HO_LOAD. For UE_HOSTILE_SECS a real-time tracer toggles another event, opens and closes a
- * perf tracepoint and creates and deletes a probe event, each taking event_mutex.  Checked:
- * every operation succeeds, wiped words stay zero and, once the forking stops, every hostile
- * bit follows.  The longest wait of each operation is printed ("# V hostile_... NS", for make
+ * serves, one forking children that watch a MADV_WIPEONFORK word, a FUSE holder (its word on
+ * a dropped page of a file whose daemon answers no more reads, ho_fuse_hold()) and one
+ * process after another that owns a vhost-net device and exits holding its registration; a
+ * root thread toggles HO_LOAD (without /dev/fuse or /dev/vhost-net that holder is left out).
+ * For UE_HOSTILE_SECS a real-time tracer toggles another event, opens and closes a perf
+ * tracepoint and creates and deletes a probe event, each taking event_mutex.  Checked: every
+ * operation succeeds, wiped words stay zero and, once the forking stops, every hostile bit
+ * follows.  The longest wait of each operation is printed ("# V hostile_... NS", for make
  * bench under -icount; not judged here: it would measure the host).
  */
 struct ho_ctl {		/* shared by every process, __atomic accesses */
@@ -324,7 +330,10 @@ struct ho_ctl {		/* shared by every process, __atomic accesses */
 	int phase;	/* 1: check the bits are set, 2: clear */
 	int checked[3];	/* processes done with phase n */
 	int wrong;	/* bits not right, wiped words written */
+	int no_vhost;	/* no /dev/vhost-net: no vhost owners */
 	long forks;	/* children forked by hostile processes */
+	long vhosts;	/* vhost owners that exited holding a registration */
+	char fuse[PATH_MAX];	/* the FUSE holder's file; empty: no FUSE */
 };
 
 static int ho_get(int *v)
@@ -538,9 +547,40 @@ static void ho_wiper(struct ho_ctl *ctl)
 	_exit(0);
 }
 
-/* The hostile processes, each role in a process of its own */
+/* A FUSE holder (ho_fuse_hold()) from the go, when the daemon holds reads, to the stop */
+static void ho_fuse_holder(struct ho_ctl *ctl)
+{
+	if (ctl->fuse[0])
+		ho_fuse_hold(ctl->fuse, HO_LOAD " u32 a", &ctl->ready, &ctl->go);
+	else
+		ho_add(&ctl->ready);
+	ho_wait_for(&ctl->stop, 1, INT_MAX, NULL, 0);
+	_exit(0);
+}
+
+/* One hostile vhost owner after another (ho_vhost_round()) from the go to the stop */
+static void ho_vhoster(struct ho_ctl *ctl)
+{
+	int status = ho_vhost_round(HO_LOAD " u32 a", true);
+
+	if (WIFEXITED(status) && WEXITSTATUS(status) == HO_NO_VHOST)
+		ho_add(&ctl->no_vhost);
+	else if (status)
+		_exit(2);
+	ho_add(&ctl->ready);
+	ho_wait_for(&ctl->go, 1, INT_MAX, NULL, 0);
+	while (!ho_get(&ctl->no_vhost) && !ho_get(&ctl->stop)) {
+		if (ho_vhost_round(HO_LOAD " u32 a", true))
+			_exit(3);
+		__atomic_add_fetch(&ctl->vhosts, 1, __ATOMIC_RELAXED);
+	}
+	ho_wait_for(&ctl->stop, 1, INT_MAX, NULL, 0);
+	_exit(0);
+}
+
+/* The hostile processes, each role in a process of its own (the forkers in procs) */
 static void (*const ho_roles[])(struct ho_ctl *ctl) = {
-	ho_churner, ho_stuck, ho_wiper, ho_forkers,
+	ho_churner, ho_stuck, ho_wiper, ho_fuse_holder, ho_vhoster, ho_forkers,
 };
 
 #define HO_ROLES	((int)ARRAY_SIZE(ho_roles))
@@ -661,7 +701,7 @@ TEST_F_TIMEOUT(ho, tracers_not_stalled, 600)
 	int procs = ue_env("UE_HOSTILE_PROCS", 4, 1, 256);
 	int n = ue_env("UE_HOSTILE_ENABLERS", 4096, 1, 65536);
 	int secs = ue_env("UE_HOSTILE_SECS", 3, 1, 3600);
-	int checkers = procs + 2, status, op, i;
+	int checkers = procs + 2, status, op, i, held = 0, ret;
 	struct ho_loop tg = { 0 };
 	__u32 *quiet = ue_map_page(PROT_READ | PROT_WRITE);
 	struct ho_ctl *ctl;
@@ -678,6 +718,13 @@ TEST_F_TIMEOUT(ho, tracers_not_stalled, 600)
 	/* the forkers' children hold copies until they exit */
 	ho_user_max(_metadata, self->user_max, sizeof(self->user_max), 2L * procs * n + 64);
 	ue_track_del(&self->t, HO_LOAD);
+	ret = ue_fuse_start(&self->fuse, getpagesize());
+	if (ret == -ENODEV)
+		TH_LOG("no FUSE (/dev/fuse, CONFIG_FUSE_FS): no FUSE holder");
+	else
+		ASSERT_EQ(0, ret) TH_LOG("FUSE mount: %s", strerror(-ret));
+	if (!ret)
+		snprintf(ctl->fuse, sizeof(ctl->fuse), "%s", self->fuse.file);
 
 	/* before our own registration: the forkers inherit nothing more */
 	clock_gettime(CLOCK_MONOTONIC, &start);
@@ -688,9 +735,13 @@ TEST_F_TIMEOUT(ho, tracers_not_stalled, 600)
 		if (!pids[i])
 			ho_roles[i](ctl);
 	}
-	ASSERT_TRUE(ho_wait_for(&ctl->ready, procs + 3, HO_SECS, pids, HO_ROLES))
+	ASSERT_TRUE(ho_wait_for(&ctl->ready, procs + HO_ROLES - 1, HO_SECS, pids, HO_ROLES))
 		TH_LOG("a hostile process failed");
 	TH_LOG("set up: %d processes x %d registrations in %.1f s", procs, n, ue_elapsed(&start));
+	if (ho_get(&ctl->no_vhost))
+		TH_LOG("no /dev/vhost-net (CONFIG_VHOST_NET): no vhost owners");
+	if (ctl->fuse[0])	/* the FUSE holder drops its page at the go */
+		ue_fuse_hold_reads(&self->fuse);
 	ASSERT_EQ(0, ue_track_reg(&self->t, HO_QUIET " u32 a", quiet, 4, 0, NULL));
 	ue_track_del(&self->t, HO_QUIET);
 	ho_add(&ctl->go);
@@ -700,6 +751,9 @@ TEST_F_TIMEOUT(ho, tracers_not_stalled, 600)
 	__atomic_store_n(&tg.stop, true, __ATOMIC_RELAXED);
 	pthread_join(th, NULL);
 	__atomic_store_n(&ctl->stop, 1, __ATOMIC_RELEASE);
+	/* as the stuck process's exit ends its faults: held reads fail */
+	held = ue_fuse_held(&self->fuse);
+	ue_fuse_stop(&self->fuse);
 
 	/* the forking stopped: every hostile bit follows the tracer */
 	for (i = 1; i <= 2; i++) {
@@ -716,9 +770,16 @@ TEST_F_TIMEOUT(ho, tracers_not_stalled, 600)
 	EXPECT_EQ(0, tg.failed);
 	EXPECT_LT(0, tg.n);
 	EXPECT_LT(0, ctl->forks);
+	if (ctl->fuse[0])
+		EXPECT_LT(0, held) TH_LOG("no fault of the FUSE holder's word read the file");
+	if (!ho_get(&ctl->no_vhost))
+		EXPECT_LT(0, ctl->vhosts);
 
 	printf("# %d processes x %d registrations, %ld forks, %ld toggles of %s in %d s\n",
 	       procs, n, ctl->forks, tg.n, HO_LOAD, secs);
+	printf("# holders of registrations: FUSE %s, %d reads held; %ld vhost owners%s\n",
+	       ctl->fuse[0] ? "held" : "absent", held, ctl->vhosts,
+	       ho_get(&ctl->no_vhost) ? " (no vhost-net)" : "");
 	printf("# V hostile_forks %ld\n# V hostile_toggles %ld\n", ctl->forks, tg.n);
 	for (op = 0; op < HO_OPS; op++) {
 		EXPECT_EQ(0, l.failed[op]) TH_LOG("%s failed", ho_op_name[op]);
