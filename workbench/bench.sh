@@ -25,11 +25,14 @@
 #
 # hostile: hostile_test's ho.tracers_not_stalled at full scale (64
 # unprivileged processes x 65,536 registrations of one event, forking,
-# beside a mmap_lock churner, a userfaultfd-stuck page and a
-# MADV_WIPEONFORK page, while root toggles that event): the longest a
-# privileged tracer's toggle of another event, perf tracepoint open or
-# close and probe event creation or deletion waited, once per kernel
-# (first boot pair only: it takes minutes).
+# beside a mmap_lock churner, a userfaultfd-stuck page, a MADV_WIPEONFORK
+# page, a FUSE holder whose enable page waits for a daemon that stopped
+# answering reads and vhost holders that exit with /dev/vhost-net owned,
+# while root toggles that event; a holder the kernel has no device for
+# is left out): the longest a privileged tracer's toggle of another
+# event, perf tracepoint open or close and probe event creation or
+# deletion waited, once per kernel (first boot pair only: it takes
+# minutes).
 #
 # profile: bench/profile.sh on each kernel, without -icount: the call tree
 # of single writes, stepped instruction by instruction with QEMU's gdbstub

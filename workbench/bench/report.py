@@ -69,6 +69,18 @@ ROWS = [
     ("11", "hostile_toggles", None),
 ]
 
+# What row 11 measures under (bench.sh runs the selftest for it)
+HOSTILE_NOTE = (
+    "Row 11 is hostile_test's ho.tracers_not_stalled at the scale of "
+    "BENCH_HOSTILE: unprivileged processes with many registrations of one "
+    "event, forking, beside an mmap_lock churner, a userfaultfd-stuck page, "
+    "a MADV_WIPEONFORK page, a FUSE holder (its enable word on a dropped "
+    "page of a file whose in-test FUSE daemon stops answering reads) and "
+    "vhost holders (one process after another that owns /dev/vhost-net and "
+    "exits holding its registration), while root toggles that event. A "
+    "holder whose device the kernel lacks is left out; the raw output's "
+    "\"# hostile:\" lines say which held.")
+
 # Steps of the enabled 8-byte ftrace write: (label, key, previous key)
 STEPS = [
     ("syscall floor: write() of 12 bytes to /dev/null", "devnull", None),
@@ -313,6 +325,9 @@ def main():
             cell(vals["upstream"].get(key)),
             "%.2f" % r if r is not None else "n/a", tgt))
     p("")
+    if any(sec == "11" and key in labels for sec, key, _ in ROWS):
+        p(HOSTILE_NOTE)
+        p("")
 
     if all(k in labels for _, k, _ in STEPS):
         p("## Where the instructions of the enabled 8-byte write go")
