@@ -81,12 +81,17 @@ fi
 hcmd=
 if [ "$hostile" = 1 ]; then
 	SELFTESTS_OUT=$OUT/selftests build_selftests
-	hcmd="; (echo 'L hostile_toggle longest write() to the enable file of another event while unprivileged users load one event (guest ns)'
+	hscale=${BENCH_HOSTILE:-UE_HOSTILE_PROCS=64 UE_HOSTILE_ENABLERS=65536 UE_HOSTILE_SECS=10}
+	# echo joins its words with one space: the labels are single lines
+	hcmd="; (echo 'L hostile_toggle longest write() to the enable file of another event' \
+			'while unprivileged users load one event (guest ns)'
 		echo 'L hostile_perf longest perf tracepoint open or close meanwhile (guest ns)'
 		echo 'L hostile_probe longest probe event creation or deletion meanwhile (guest ns)'
-		echo 'L hostile_forks forks the hostile processes completed meanwhile (count, higher is better)'
-		echo 'L hostile_toggles toggles of the loaded event by root meanwhile (count, higher is better)'
-		env ${BENCH_HOSTILE:-UE_HOSTILE_PROCS=64 UE_HOSTILE_ENABLERS=65536 UE_HOSTILE_SECS=10} \
+		echo 'L hostile_forks forks the hostile processes completed meanwhile' \
+			'(count, higher is better)'
+		echo 'L hostile_toggles toggles of the loaded event by root meanwhile' \
+			'(count, higher is better)'
+		env $hscale \
 			$OUT/selftests/hostile_test -r ho.tracers_not_stalled |
 			sed -n 's/^# V /V /p; s/^# \(.*registrations.*\)/# hostile: \1/p')"
 fi
