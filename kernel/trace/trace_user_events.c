@@ -996,9 +996,10 @@ static void uev_locate_bit(u64 uaddr, u8 size, u8 bit, unsigned long *addr,
 
 /*
  * Set or clear @bit of the long at @addr; mmap_lock held, no fault. Unless
- * @wait, the folio lock that dirtying a clean folio takes is only tried:
- * a filesystem may hold it across I/O that a user serves (FUSE), and the
- * callers hold locks that tracers wait for, or a shared worker.
+ * @wait, the folio lock that dirtying the folio takes is only tried, dirty
+ * or not (its state may change until the lock is held): a filesystem may
+ * hold it across I/O that a user serves (FUSE's launder), and the callers
+ * hold locks that tracers and other users wait for, or a shared worker.
  * Return: 0, -EFAULT when the page is not present or not writable, or
  * -EAGAIN when the folio lock is taken.
  */
@@ -1017,7 +1018,7 @@ static int uev_poke_locked(struct mm_struct *mm, unsigned long addr, u8 bit,
 	if (ret != 1)
 		return ret < 0 ? ret : -EFAULT;
 	folio = page_folio(page);
-	if (!wait && !folio_test_dirty(folio)) {
+	if (!wait) {
 		locked = folio_trylock(folio);
 		if (!locked) {
 			unpin_user_page(page);
