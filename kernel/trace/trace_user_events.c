@@ -119,10 +119,10 @@
  * While any task uses the address space, mm->user_event_mm cannot change
  * under it. Its enablers are charged to the real user of the task that
  * made it (user_event_mm.ucounts, UCOUNT_USER_EVENT_ENABLERS) while they
- * are linked. Events of user namespaces' groups are charged to the real
- * user that made them (user_event.ucounts, UCOUNT_USER_EVENTS) until they
- * are freed, so that the pool of user_events_max those groups share has
- * room for every user.
+ * are linked. Events of user namespaces' groups are charged to the owner
+ * of their maker (user_event.ucounts, UCOUNT_USER_EVENTS, uev_owner_get())
+ * until they are freed, so that the pool of user_events_max those groups
+ * share has room for every user and every container.
  * user_event_mm.refs keeps the structure (and its mmgrab()) alive: one for
  * the address space (handed to the exiting task or to the work), one
  * while its fault work (which updates the words that had to wait, one
@@ -243,9 +243,9 @@
  * @fmt:	the parsed command, immutable
  * @group:	the group (user namespace) that owns the event; referenced,
  *		immutable
- * @ucounts:	the user charged for the event (UCOUNT_USER_EVENTS) outside
- *		the initial namespace's group, else NULL; referenced, set once
- *		before the event is visible
+ * @ucounts:	the owner charged for the event (UCOUNT_USER_EVENTS, see
+ *		uev_owner_get()) outside the initial namespace's group, else
+ *		NULL; referenced, set once before the event is visible
  * @refs:	users: enablers and file slots (see the top of the file)
  * @reg_flags:	USER_EVENT_REG_PERSIST, USER_EVENT_REG_MULTI_FORMAT (event_mutex)
  * @status:	UEV_STATUS_* of the attached probes (event_mutex, read locklessly)
@@ -1346,14 +1346,11 @@ static void uev_mm_release_work(struct work_struct *work);
 static void uev_fault_work(struct work_struct *work);
 
 /*
- * Charge one object of @type to the user of @ucounts, in its user namespace
+ * Charge one registration to the user of @ucounts, in its user namespace
  * and in each one above, never past that namespace's max_user_* on the way
  * (as inc_ucount() does, for a ucounts the caller already holds): 0, or
- * -ENOSPC. What user_events charges: the registrations of an address space
- * (UCOUNT_USER_EVENT_ENABLERS, to the real user of the task that made its
- * user_event_mm), the events made outside the initial namespace's group
- * (UCOUNT_USER_EVENTS, to the real user that made each) and the fault works
- * running (UCOUNT_USER_EVENT_FAULTS, to the user of the address space).
+ * -ENOSPC. The registrations of an address space (UCOUNT_USER_EVENT_ENABLERS)
+ * are charged to the real user of the task that made its user_event_mm.
  */
 static int uev_charge(struct ucounts *ucounts, enum ucount_type type)
 {
@@ -1384,6 +1381,54 @@ static void uev_uncharge(struct ucounts *ucounts, enum ucount_type type,
 
 	for (iter = ucounts; iter; iter = iter->ns->ucounts)
 		atomic_long_sub(n, &iter->ucount[type]);
+}
+
+/**
+ * uev_owner_get() - whom the events and fault works of a user are charged to
+ * @ucounts: the user, in its user namespace
+ *
+ * The user of the initial namespace that made the outermost user namespace
+ * above @ucounts (or @ucounts itself, in the initial namespace), so that
+ * the nested namespaces and subordinate ids of one user share its budget;
+ * but a user namespace that root made (a container runtime's) is an owner
+ * of its own, with all the namespaces below it, so that containers do not
+ * share root's budget.
+ *
+ * Return: the owner, referenced (put_ucounts()), or NULL without memory.
+ */
+static struct ucounts *uev_owner_get(struct ucounts *ucounts)
+{
+	struct user_namespace *top = NULL;
+	struct ucounts *iter;
+
+	for (iter = ucounts; iter->ns != &init_user_ns; iter = iter->ns->ucounts)
+		top = iter->ns;
+	if (top && uid_eq(iter->uid, GLOBAL_ROOT_UID))
+		return alloc_ucounts(top, GLOBAL_ROOT_UID);
+	return get_ucounts(iter);
+}
+
+/*
+ * Charge one object of @type to @owner, never past the initial namespace's
+ * max_user_* for it: 0, or -ENOSPC. The events made outside the initial
+ * namespace's group (UCOUNT_USER_EVENTS) and the fault works running
+ * (UCOUNT_USER_EVENT_FAULTS) are charged so.
+ */
+static int uev_owner_charge(struct ucounts *owner, enum ucount_type type)
+{
+	long max = READ_ONCE(init_user_ns.ucount_max[type]);
+	long val = atomic_long_read(&owner->ucount[type]);
+
+	do {
+		if (val >= max)
+			return -ENOSPC;
+	} while (!atomic_long_try_cmpxchg(&owner->ucount[type], &val, val + 1));
+	return 0;
+}
+
+static void uev_owner_uncharge(struct ucounts *owner, enum ucount_type type)
+{
+	atomic_long_dec(&owner->ucount[type]);
 }
 
 /*
@@ -2228,31 +2273,32 @@ static char *uev_print_fmt(const struct uev_format *fmt)
 }
 
 /*
- * Charge a new event of a user namespace's group to current's real user,
- * so that no user can take every group's share of user_events_max.
+ * Charge a new event of a user namespace's group to its maker's owner
+ * (uev_owner_get()), so that no user can take every group's share of
+ * user_events_max.
  */
 static int uev_event_charge(struct user_event *ev)
 {
-	struct ucounts *ucounts;
+	struct ucounts *owner;
 
 	if (ev->group == &uev_init_group)
 		return 0;
-	ucounts = uev_ucounts_get(current_ucounts());
-	if (!ucounts)
-		return -EMFILE;
-	if (uev_charge(ucounts, UCOUNT_USER_EVENTS)) {
-		uev_ucounts_put(ucounts);
+	owner = uev_owner_get(current_ucounts());
+	if (!owner)
+		return -ENOMEM;
+	if (uev_owner_charge(owner, UCOUNT_USER_EVENTS)) {
+		put_ucounts(owner);
 		return -EMFILE;
 	}
-	ev->ucounts = ucounts;
+	ev->ucounts = owner;
 	return 0;
 }
 
 static void uev_event_free(struct user_event *ev)
 {
 	if (ev->ucounts) {
-		uev_uncharge(ev->ucounts, UCOUNT_USER_EVENTS, 1);
-		uev_ucounts_put(ev->ucounts);
+		uev_owner_uncharge(ev->ucounts, UCOUNT_USER_EVENTS);
+		put_ucounts(ev->ucounts);
 	}
 	uev_group_put_locked(ev->group);
 	kfree(ev->call.print_fmt);
