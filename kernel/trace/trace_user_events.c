@@ -91,10 +91,11 @@
  *
  * Work that a user's memory can hold up (a FUSE daemon that never answers
  * a read, a page_mkwrite waiting for writeback) runs on uev_wq, at most
- * UEV_USER_FAULTS_MAX works of each user at a time (UCOUNT_USER_EVENT_FAULTS):
- * a user holds that many workers at most, and a word that cannot be
- * written yet is retried with a backoff of up to a second for as long as
- * its address space lives.
+ * UEV_USER_FAULTS_MAX works of each owner (uev_owner_get(): a user, or a
+ * container that root made) at a time (UCOUNT_USER_EVENT_FAULTS): an owner
+ * holds that many workers at most, and a word that cannot be written yet
+ * is retried with a backoff, for minutes, and again from the next change
+ * of its event.
  *
  * References and lifetime
  * -----------------------
@@ -199,8 +200,20 @@
 #define UEV_FILE_SLOTS_MAX	65536
 /* Payloads from this size on are copied with non-temporal stores. */
 #define UEV_NOCACHE_MIN		256
-/* Times a not-present enable word is faulted in before giving up. */
-#define UEV_FAULT_RETRIES	8
+/*
+ * A word of a fault queue: the passes of the fault work it waited for, in
+ * units of UEV_FAULT_PASS, and UEV_FAULT_AGAIN once queued again since the
+ * work last read it. It is given up after UEV_FAULT_PASSES passes, of which
+ * a fault that fails outright counts UEV_FAULT_HARD, until queued again;
+ * passes are at most UEV_FAULT_BACKOFF_MAX apart.
+ */
+/* Times an unregistering task faults in the word it clears, at most. */
+#define UEV_CLEAR_TRIES		8
+#define UEV_FAULT_AGAIN		1UL
+#define UEV_FAULT_PASS		2UL
+#define UEV_FAULT_PASSES	64
+#define UEV_FAULT_HARD		8
+#define UEV_FAULT_BACKOFF_MAX	(4 * HZ)
 /*
  * Enablers a tracer's toggle writes itself, holding event_mutex, when the
  * event's lock is free; a work item writes the others, this many per hold
@@ -369,8 +382,8 @@ struct user_event_mm {
 
 /**
  * struct uev_faults - the words of one address space whose update waits
- * @words:	the words, indexed by uev_fault_index(), with the fault attempts
- *		made as a value entry (its own lock)
+ * @words:	the words, indexed by uev_fault_index(), each a value entry
+ *		(UEV_FAULT_PASS, UEV_FAULT_AGAIN; the XArray's own lock)
  * @base:	address of the first word queued, from which the indexes count;
  *		set before @uemm->faults is published by cmpxchg(), immutable
  * @work:	updates them, one word after the other; queued on uev_wq with a
@@ -1566,13 +1579,15 @@ static int uev_word_write(struct user_event_mm *uemm, unsigned long addr)
 
 /*
  * Run the fault work of @faults again later: soon after a pass that wrote
- * a word, then backing off to once a second while none can be written.
- * Only the work itself calls this, so @faults->delay needs no lock.
+ * a word, then backing off to UEV_FAULT_BACKOFF_MAX while none can be
+ * written. Only the work itself calls this, so @faults->delay needs no
+ * lock.
  */
 static void uev_faults_retry(struct uev_faults *faults, bool progress)
 {
 	faults->delay = progress ? 1 :
-		clamp_t(unsigned long, faults->delay * 2, 1, HZ);
+		clamp_t(unsigned long, faults->delay * 2, 1,
+			UEV_FAULT_BACKOFF_MAX);
 	refcount_inc(&faults->uemm->refs);
 	if (!queue_delayed_work(uev_wq, &faults->work, faults->delay))
 		uev_mm_put(faults->uemm);	/* queued meanwhile */
@@ -1586,19 +1601,61 @@ static bool uev_fault_transient(int err)
 }
 
 /*
+ * One pass over the word at @index of @faults, whose entry the work read
+ * as @entry: fault it in and write its enablers. The entry stays in place
+ * while the word is handled, so that nothing has to be allocated to keep
+ * it: it is removed once the word is written or given up, or updated with
+ * the passes made; a word queued again meanwhile (UEV_FAULT_AGAIN) is left
+ * for the next pass. Return: whether the word wants another pass.
+ */
+static bool uev_fault_one(struct uev_faults *faults, unsigned long index,
+			  void *entry, bool *progress)
+{
+	struct user_event_mm *uemm = faults->uemm;
+	unsigned long v = xa_to_value(entry), passes;
+	unsigned long addr = uev_fault_addr(faults->base, index);
+	void *next;
+	int ret;
+
+	/* what is queued from now on comes after the state written below */
+	if (v & UEV_FAULT_AGAIN) {
+		v &= ~UEV_FAULT_AGAIN;
+		next = xa_mk_value(v);
+		if (xa_cmpxchg(&faults->words, index, entry, next,
+			       GFP_KERNEL) != entry)
+			return true;
+		entry = next;
+	}
+	ret = uev_fault_in_nowait(uemm->mm, addr);
+	if (!ret)
+		ret = uev_word_write(uemm, addr);
+	*progress |= !ret;
+	passes = v / UEV_FAULT_PASS +
+		 (uev_fault_transient(ret) ? 1 : UEV_FAULT_HARD);
+	next = NULL;
+	if (ret && ret != -ESRCH && passes < UEV_FAULT_PASSES)
+		next = xa_mk_value(passes * UEV_FAULT_PASS);
+	/* replacing or removing an entry allocates nothing */
+	if (xa_cmpxchg(&faults->words, index, entry, next, GFP_KERNEL) != entry)
+		return true;
+	return next;
+}
+
+/*
  * Update the words of @uemm whose update had to wait: fault each one in,
- * then write its enablers. A word that cannot be written yet is kept: for
- * as long as the address space lives while the reason is transient (a
- * lock taken, I/O in flight, no memory), for UEV_FAULT_RETRIES passes
- * otherwise (a word unmapped, or made read-only, is never written). A
- * word queued again meanwhile is left to the next run of the work.
+ * then write its enablers. A word that cannot be written yet is kept for
+ * UEV_FAULT_PASSES passes while the reason is transient (a lock taken,
+ * I/O in flight, no memory), a few if the fault fails outright (a word
+ * unmapped or made read-only), and from the next change of its event on
+ * again (uev_queue_fault()).
  *
  * No work waits here for anything the process controls (see
- * uev_fault_in_nowait()), and what can still block is bounded per user:
- * at most UEV_USER_FAULTS_MAX works of one user's address spaces run at a
- * time (UCOUNT_USER_EVENT_FAULTS), so a user whose FUSE daemon never
- * answers holds that many workers, and other users' bits keep following
- * tracers; the user's other works wait their turn, retrying.
+ * uev_fault_in_nowait()), and what can still block is bounded per owner:
+ * at most UEV_USER_FAULTS_MAX works of one owner's address spaces run at a
+ * time (UCOUNT_USER_EVENT_FAULTS, see uev_owner_get()), so a user whose
+ * FUSE daemon never answers holds that many workers, and other users' bits
+ * keep following tracers; the user's other works wait their turn,
+ * retrying.
  */
 static void uev_fault_work(struct work_struct *work)
 {
@@ -1606,34 +1663,26 @@ static void uev_fault_work(struct work_struct *work)
 						 struct uev_faults, work);
 	struct user_event_mm *uemm = faults->uemm;
 	bool again = false, progress = false;
-	unsigned long index, addr;
-	unsigned int attempt;
+	struct ucounts *owner;
+	unsigned long index;
 	void *entry;
-	int ret;
 
-	if (uev_charge(uemm->ucounts, UCOUNT_USER_EVENT_FAULTS)) {
+	/* gone: its words go with it (uev_mm_put()) */
+	if (!atomic_read(&uemm->mm->mm_users))
+		goto out;
+	owner = uev_owner_get(uemm->ucounts);
+	if (!owner || uev_owner_charge(owner, UCOUNT_USER_EVENT_FAULTS)) {
+		if (owner)
+			put_ucounts(owner);
 		uev_faults_retry(faults, false);
 		goto out;
 	}
 	xa_for_each(&faults->words, index, entry) {
-		xa_erase(&faults->words, index);
-		attempt = xa_to_value(entry);
-		addr = uev_fault_addr(faults->base, index);
-		ret = uev_fault_in_nowait(uemm->mm, addr);
-		if (!ret)
-			ret = uev_word_write(uemm, addr);
-		progress |= !ret;
-		if (!ret || ret == -ESRCH ||
-		    (!uev_fault_transient(ret) && ++attempt >= UEV_FAULT_RETRIES))
-			continue;
-		/* -EBUSY: queued again meanwhile, which is as good */
-		if (xa_insert(&faults->words, index, xa_mk_value(attempt),
-			      GFP_KERNEL_ACCOUNT) == -ENOMEM)
-			pr_warn_ratelimited("no memory to retry an enable bit update\n");
-		again = true;
+		again |= uev_fault_one(faults, index, entry, &progress);
 		cond_resched();
 	}
-	uev_uncharge(uemm->ucounts, UCOUNT_USER_EVENT_FAULTS, 1);
+	uev_owner_uncharge(owner, UCOUNT_USER_EVENT_FAULTS);
+	put_ucounts(owner);
 	if (again)
 		uev_faults_retry(faults, progress);
 out:
@@ -1670,6 +1719,32 @@ static struct uev_faults *uev_faults_get(struct user_event_mm *uemm,
 }
 
 /*
+ * Queue the word at @index of @faults, or have the work look at it again
+ * from its first pass if it is queued: 0, or -ENOMEM.
+ */
+static int uev_faults_add(struct uev_faults *faults, unsigned long index)
+{
+	void *old = xa_load(&faults->words, index), *cur;
+	int ret;
+
+	for (;;) {
+		if (!old) {
+			ret = xa_insert(&faults->words, index, xa_mk_value(0),
+					GFP_KERNEL_ACCOUNT);
+			if (ret != -EBUSY)
+				return ret;
+			old = xa_load(&faults->words, index);
+			continue;
+		}
+		cur = xa_cmpxchg(&faults->words, index, old,
+				 xa_mk_value(UEV_FAULT_AGAIN), GFP_KERNEL);
+		if (cur == old)
+			return 0;
+		old = cur;
+	}
+}
+
+/*
  * Have the word at @addr updated once its page is faulted in or its locks
  * are free, all its enablers at once, by the work of @uemm: one per
  * address space, run at once.
@@ -1677,17 +1752,12 @@ static struct uev_faults *uev_faults_get(struct user_event_mm *uemm,
 static void uev_queue_fault(struct user_event_mm *uemm, unsigned long addr)
 {
 	struct uev_faults *faults = uev_faults_get(uemm, addr);
-	int ret = -ENOMEM;
 
-	if (faults)
-		ret = xa_insert(&faults->words,
-				uev_fault_index(faults->base, addr),
-				xa_mk_value(0), GFP_KERNEL_ACCOUNT);
-	/* -EBUSY: queued already, and every enabler of the word is written */
-	if (ret == -ENOMEM)
+	if (!faults ||
+	    uev_faults_add(faults, uev_fault_index(faults->base, addr))) {
 		pr_warn_ratelimited("no memory to retry an enable bit update\n");
-	if (ret)
 		return;
+	}
 	refcount_inc(&uemm->refs);
 	/* sooner than a retry that is waiting; pending already: not the last */
 	if (mod_delayed_work(uev_wq, &faults->work, 0))
@@ -2060,7 +2130,7 @@ found:
 	mutex_unlock(&uemm->lock);
 
 	/* Nothing updates the word any more: clear it, faulting as needed. */
-	for (tries = 0; tries < UEV_FAULT_RETRIES; tries++) {
+	for (tries = 0; tries < UEV_CLEAR_TRIES; tries++) {
 		ret = uev_poke_wait(uemm->mm, en->addr, en->bit, false);
 		if (ret != -EFAULT || uev_fault_in(uemm->mm, en->addr))
 			break;
