@@ -67,10 +67,11 @@
  *			Likewise the folio lock that dirtying the page takes
  *			(a filesystem may hold it across I/O a user serves),
  *			and mmap_lock in the fault work. Exceptions: fork
- *			looks up the child's words (uev_inherited(),
- *			uev_copied_state()) and refaults the parent's
- *			(uev_cow()) holding user_event_mm locks, in the
- *			forking task, before the child runs.
+ *			looks up and faults in the child's words
+ *			(uev_inherited(), uev_copied_state(),
+ *			uev_mm_settle()) and faults in the parent's
+ *			(uev_cow(), uev_prefault()) holding user_event_mm
+ *			locks, in the forking task, before the child runs.
  * uev_slots_lock	the write-index tables of all open files: finding or
  *			adding a slot, moving a full table into a larger one.
  *			Taken under user_event_mm.lock only, never under
@@ -82,9 +83,9 @@
  * task after its locks are dropped (uev_enabler_remove()), in a work item
  * of the mm holding only mmap_lock and waiting for no I/O (uev_fault_work()),
  * or in a forking parent holding only the lock of its child's
- * user_event_mm (uev_mm_unshare()): before the child runs, only fault work
- * queued for the child's enablers can want that lock, and it waits holding
- * nothing the fault needs. A write's payload is copied with page faults
+ * user_event_mm (uev_mm_settle(), uev_mm_unshare()): before the child runs,
+ * only fault work queued for the child's enablers can want that lock, and
+ * it waits holding nothing the fault needs. A write's payload is copied with page faults
  * disabled under the probes' preempt_disable; if it was not present, the
  * writer faults it in holding nothing and calls the probes again
  * (uev_write_retry()).
@@ -1097,7 +1098,7 @@ static int uev_poke_wait(struct mm_struct *mm, unsigned long addr, u8 bit,
 /*
  * Fault in @addr of @mm for writing, as @mm's own task would: may wait for
  * I/O and for mmap_lock. Only for the task that unregisters, in its own
- * address space.
+ * address space, and for a forking task, in its child's.
  */
 static int uev_fault_in(struct mm_struct *mm, unsigned long addr)
 {
@@ -1876,21 +1877,27 @@ static bool uev_inherited(struct mm_struct *mm, unsigned long addr)
  * the event's state if the bit there agrees with it, else a stale stamp.
  * Not @en's own stamp: a sibling thread may have registered @en, or its
  * fault work written it, after dup_mmap() copied the word, which then
- * lacks the bit. A word that is not present is taken as stale.
+ * lacks the bit. A private word that is not present is taken as stale.
  */
 static u32 uev_copied_state(struct mm_struct *mm, struct uev_enabler *en)
 {
 	u32 state = READ_ONCE(en->ev->state);
+	struct vm_area_struct *vma;
+	bool set, shared = false;
 	unsigned long *word;
 	struct page *page;
-	bool set;
 	long ret;
 
 	mmap_read_lock(mm);
 	ret = get_user_pages_remote(mm, en->addr, 1, FOLL_NOFAULT, &page, NULL);
+	if (ret != 1) {
+		vma = vma_lookup(mm, en->addr);
+		shared = vma && (vma->vm_flags & VM_SHARED);
+	}
 	mmap_read_unlock(mm);
+	/* not copied by dup_mmap(): a shared word is the parent's own */
 	if (ret != 1)
-		return uev_state_stale(state);
+		return shared ? READ_ONCE(en->state) : uev_state_stale(state);
 	word = kmap_local_page(page) + offset_in_page(en->addr);
 	set = test_bit(en->bit, word);
 	kunmap_local(word);
@@ -1941,7 +1948,8 @@ static bool uev_enabler_copy(struct user_event_mm *new, struct uev_enabler *en)
  * Copy @old's enablers into a new user_event_mm for @t's mm, charged to
  * @t's user. The child's memory is a copy of the parent's taken by
  * dup_mmap(), earlier: each copied word whose bit does not show its
- * event's latest state is written now (uev_copied_state()). An enabler
+ * event's latest state is stamped stale (uev_copied_state()) and written
+ * before the child runs (uev_mm_settle()). An enabler
  * that a sibling thread unregistered between dup_mmap() and now is not
  * copied, and its bit stays set in the child's copy of the word until the
  * child writes there. What cannot be charged or allocated is not
@@ -1995,6 +2003,32 @@ static bool uev_cow(unsigned long addr)
 }
 
 /*
+ * Write the child's copies of words that do not show their event's state
+ * (uev_copied_state()) before the child runs: a write fault of the child's
+ * page by the forking task, as ptrace's writes do, then the bit. What still
+ * fails is left to the child's fault work. Only the child's fault work can
+ * want @new's lock meanwhile, and it waits holding nothing the fault needs.
+ */
+static void uev_mm_settle(struct user_event_mm *new)
+{
+	struct uev_enabler *en;
+	unsigned int n = 0;
+	int ret;
+
+	guard(mutex)(&new->lock);
+	list_for_each_entry(en, &new->enablers, mm_link) {
+		uev_resched(&n);
+		if (READ_ONCE(en->state) == READ_ONCE(en->ev->state) ||
+		    uev_fault_in(new->mm, en->addr))
+			continue;
+		scoped_guard(mutex, &en->ev->lock)
+			ret = uev_enabler_poke(en);
+		if (ret == -EAGAIN || ret == -EFAULT)
+			uev_queue_fault(new, en->addr);
+	}
+}
+
+/*
  * dup_mmap() write-protected the parent's private pages for copy-on-write,
  * and a bit update does not fault: give the parent its own copy of each
  * such enable word again (a write fault of current on its own memory, as
@@ -2036,6 +2070,7 @@ void user_event_mm_fork(struct task_struct *t, unsigned long clone_flags)
 	if (!new)
 		return;
 	t->mm->user_event_mm = new;
+	uev_mm_settle(new);
 	uev_mm_unshare(new);
 }
 
