@@ -2595,7 +2595,8 @@ static void uev_event_put(struct user_event *ev)
  * @argv:	the field words, to match an existing event
  * @fmt:	the parsed format, once needed (or an ERR_PTR())
  * @text:	the command as the user wrote it
- * @loc:	where it was written, for tracing/error_log; NULL: not logged
+ * @loc:	where it was written, for tracing/error_log
+ * @capable_only: log only for callers with CAP_PERFMON or CAP_SYS_ADMIN
  * @err:	why and where @fmt is invalid
  *
  * A command that names an existing event is compared with it as text
@@ -2609,6 +2610,7 @@ struct uev_cmd {
 	struct uev_format	*fmt;
 	const char		*text;
 	const char		*loc;
+	bool			capable_only;
 	struct uev_err		err;
 };
 
@@ -2623,13 +2625,20 @@ static const char * const uev_err_text[] = {
 	[UEV_ERR_TOO_BIG]	= "Fields larger than 1073741823 bytes",
 };
 
-/* Show why @c does not parse in tracing/error_log, caret and all. */
+/*
+ * Show why @c does not parse in tracing/error_log, caret and all. The log
+ * is shared and short: a command from user_events_data is logged only for
+ * a privileged caller, so that no user can push others' entries out (and
+ * the check, made only here, is not audited).
+ */
 static void uev_cmd_log_err(const struct uev_cmd *c)
 {
-	if (c->loc)
-		tracing_log_err(NULL, c->loc, c->text,
-				(const char **)uev_err_text, c->err.type,
-				c->err.pos);
+	if (c->capable_only &&
+	    !ns_capable_noaudit(&init_user_ns, CAP_PERFMON) &&
+	    !ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN))
+		return;
+	tracing_log_err(NULL, c->loc, c->text, (const char **)uev_err_text,
+			c->err.type, c->err.pos);
 }
 
 static void uev_cmd_free(struct uev_cmd *c)
@@ -2645,10 +2654,12 @@ static void uev_cmd_free(struct uev_cmd *c)
 DEFINE_FREE(uev_cmd, struct uev_cmd *, uev_cmd_free(_T))
 
 /*
- * Split and parse @text, which @loc names and @c refers to until freed: 0,
- * or -EINVAL for a name that cannot be used.
+ * Split and parse @text, which @loc names and @c refers to until freed
+ * (@capable_only: see struct uev_cmd): 0, or -EINVAL for a name that
+ * cannot be used.
  */
-static int uev_cmd_init(struct uev_cmd *c, const char *text, const char *loc)
+static int uev_cmd_init(struct uev_cmd *c, const char *text, const char *loc,
+			bool capable_only)
 {
 	int name_len;
 	const char *args;
@@ -2657,6 +2668,7 @@ static int uev_cmd_init(struct uev_cmd *c, const char *text, const char *loc)
 	memset(c, 0, sizeof(*c));
 	c->text = text;
 	c->loc = loc;
+	c->capable_only = capable_only;
 	name_len = uev_cmd_name_len(text, &c->err);
 	if (name_len < 0) {
 		uev_cmd_log_err(c);
@@ -3212,12 +3224,7 @@ static struct user_event *uev_reg_event(struct uev_group *g,
 	if (IS_ERR(text))
 		return ERR_CAST(no_free_ptr(text));
 	c = &cmd;
-	/*
-	 * tracing/error_log is shared and short: an unprivileged caller gets
-	 * the errno only, and cannot push others' entries out.
-	 */
-	ret = uev_cmd_init(c, text,
-			   perfmon_capable() ? "user_events_data" : NULL);
+	ret = uev_cmd_init(c, text, "user_events_data", true);
 	if (ret)
 		return ERR_PTR(ret);
 	if ((reg->flags & USER_EVENT_REG_PERSIST) && !perfmon_capable())
@@ -3488,7 +3495,7 @@ static int uev_dyn_create(const char *raw)
 		return -EPERM;
 	c = &cmd;	/* freed from here on: uev_cmd_init() clears it first */
 	ret = uev_cmd_init(c, skip_spaces(raw + strlen(USER_EVENTS_PREFIX)),
-			   "dynamic_events");
+			   "dynamic_events", false);
 	if (ret)
 		return ret;
 	/* perfmon_capable(): the writer is in the initial namespace */
