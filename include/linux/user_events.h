@@ -21,7 +21,7 @@
 
 void user_event_mm_fork(struct task_struct *t, unsigned long clone_flags);
 void user_event_mm_release(struct mm_struct *mm);
-void user_event_mm_drop(struct task_struct *t);
+void user_event_mm_drop(struct user_event_mm *uemm);
 
 /**
  * user_events_mm_init() - a new address space has no registrations
@@ -72,20 +72,27 @@ static inline void user_events_fork(struct task_struct *t,
  */
 static inline void user_events_execve(struct task_struct *t)
 {
-	if (unlikely(t->user_event_mm))
-		user_event_mm_drop(t);
+	struct user_event_mm *uemm = t->user_event_mm;
+
+	if (unlikely(uemm)) {
+		t->user_event_mm = NULL;
+		user_event_mm_drop(uemm);
+	}
 }
 
 /**
  * user_events_exit() - the exiting task's registrations are gone
- * @t: the exiting task, after exit_mm() and exit_task_work(): every put of
- *     an address space its exit made, deferred fput()s included, is done
+ * @t: the exiting task, after exit_mm() and exit_task_work(): the puts of
+ *     address spaces that its exit made, its files' included, are done;
+ *     any later one goes to a work item
  */
 static inline void user_events_exit(struct task_struct *t)
 {
-	if (unlikely(t->user_event_mm))
-		user_event_mm_drop(t);
+	struct user_event_mm *uemm = t->user_event_mm;
+
 	t->user_event_mm = USER_EVENT_MM_EXITED;
+	if (unlikely(uemm))
+		user_event_mm_drop(uemm);
 }
 #else
 static inline void user_events_mm_init(struct mm_struct *mm)

@@ -1845,13 +1845,11 @@ void user_event_mm_release(struct mm_struct *mm)
 
 /**
  * user_event_mm_drop() - remove the registrations a task's exit or exec put
- * @t: current, after exit_mm() or exec, holding no lock
+ * @uemm: what user_event_mm_release() handed to current, which holds no
+ *        lock and has taken it back from its task_struct
  */
-void user_event_mm_drop(struct task_struct *t)
+void user_event_mm_drop(struct user_event_mm *uemm)
 {
-	struct user_event_mm *uemm = t->user_event_mm;
-
-	t->user_event_mm = NULL;
 	uev_mm_release_work(&uemm->release);
 }
 
