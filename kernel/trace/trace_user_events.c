@@ -2432,11 +2432,14 @@ static struct user_event *uev_event_alloc(struct uev_group *g,
 	ev->fmt = fmt;
 	ev->group = g;
 	refcount_inc(&g->refs);
-	if (flags & USER_EVENT_REG_MULTI_FORMAT)
+	if (flags & USER_EVENT_REG_MULTI_FORMAT) {
 		ev->tp_name = kasprintf(GFP_KERNEL_ACCOUNT, "%s.%llx", name,
-					g->multi_id++);
-	else
+					g->multi_id);
+		if (ev->tp_name)
+			g->multi_id++;
+	} else {
 		ev->tp_name = kstrdup(name, GFP_KERNEL_ACCOUNT);
+	}
 	ev->call.print_fmt = uev_print_fmt(fmt);
 	if (!ev->tp_name || !ev->call.print_fmt) {
 		uev_event_free(ev);
