@@ -2502,6 +2502,14 @@ static int uev_event_destroy(struct user_event *ev)
 	return 0;
 }
 
+/* Is @ev unused, and left by its last tracer: due for uev_reap_work? */
+static bool uev_event_reaped(struct user_event *ev)
+{
+	lockdep_assert_held(&event_mutex);
+	return !list_empty(&ev->reap_link) && !refcount_read(&ev->refs) &&
+	       !uev_is_persistent(ev) && !ev->status;
+}
+
 /*
  * Remove the unused events whose last tracer just left: only those can be
  * unused and still present, so nothing else is looked at.
@@ -3435,11 +3443,10 @@ static int uev_status_show(struct seq_file *m, void *unused)
 	int bkt, active = 0, busy = 0;
 
 	mutex_lock(&event_mutex);
-	/* An event whose last tracer just left is gone, not listed. */
-	uev_reap_locked();
 	g = uev_group_find(m->file->f_cred->user_ns);
 	hash_for_each(uev_table, bkt, ev, node) {
-		if (ev->group != g)
+		/* one whose last tracer just left is as good as gone */
+		if (ev->group != g || uev_event_reaped(ev))
 			continue;
 		active++;
 		seq_puts(m, ev->tp_name);
