@@ -4,6 +4,21 @@
  * one load and one bit test, and write into the ftrace, perf and BPF
  * pipelines like any kernel tracepoint.
  *
+ * Data flow
+ * ---------
+ * DIAG_IOCSREG: command -> event (found or created) -> enabler (address,
+ *	bit) on the event and on the caller's address space -> the bit is
+ *	written with the event's state now, and again at every change.
+ * A tracer attaches or detaches -> the event's state changes -> every
+ *	enabler's bit is written (uev_event_sync()).
+ * write(): write index -> the file's slot -> the event -> its probes
+ *	(ftrace, perf, BPF) copy the payload into their buffers.
+ *
+ * The ftrace probe reserves and commits through
+ * trace_event_buffer_reserve_lean() and trace_event_buffer_commit_lean(),
+ * which the series adds to the trace core ("tracing: Add a lean reserve
+ * and commit for event records").
+ *
  * Objects
  * -------
  * struct user_event	one event: its trace_event_call, tracepoint, parsed
@@ -31,6 +46,8 @@
  *   event_mutex
  *     user_event.lock (tried)
  *       mmap_lock (read, tried), folio lock (tried)
+ *     (and waits for sync_work, which takes user_event.lock, when it
+ *      removes an event: then the event has no enabler to write)
  *
  * user_event_mm.lock	the enablers of one mm (mm_link, words, nr_enablers). A
  *			registration holds it from the (address, bit) check
@@ -109,6 +126,11 @@
  * is removed synchronously by whoever next needs its name (register,
  * DIAG_IOCSDEL, dynamic_events), and otherwise by uev_reap_work once the
  * tracer detaches. No user-visible operation ever waits on a deferred free.
+ * The places that remove an event: uev_event_put_locked() (last user),
+ * uev_reap_locked() (last tracer, from uev_reap_work or when a group is at
+ * its limit), uev_event_get_or_create() (an unused event of the name with
+ * other fields), uev_delete_by_name() (DIAG_IOCSDEL) and uev_dyn_free()
+ * (dynamic_events); all through uev_event_destroy(), under event_mutex.
  *
  * A user_event_mm belongs to its address space: mm->user_event_mm is set
  * (cmpxchg) by the first registration of any thread and cleared by
@@ -362,8 +384,8 @@ static DEFINE_MUTEX(uev_slots_lock);
  * @nr_enablers: number of @enablers, capped at UEV_MM_ENABLERS_MAX
  *
  * Every process that registers pays for one: 128 bytes on 64-bit without
- * lock debugging, the size of upstream's. What few processes need (a hash
- * table, a fault queue) is allocated when they first need it.
+ * lock debugging. What few processes need (a hash table, a fault queue) is
+ * allocated when they first need it.
  */
 struct user_event_mm {
 	struct mm_struct	*mm;
@@ -507,7 +529,7 @@ static struct uev_group uev_init_group = {
 /* ---------------------------------------------------------------------
  * Command parser: "name[ field[;field]...]"
  *
- * The grammar is the one deployed clients speak to upstream 6.12: the name
+ * The grammar of the ABI since 6.4, which deployed clients speak: the name
  * runs to the first space; ';' separates fields; inside a field, words are
  * separated by exactly one space, and a type takes a second word after
  * "unsigned", "struct", "__data_loc" and "__rel_loc" (a third after
@@ -781,9 +803,8 @@ static int uev_parse_fields(char *args, struct uev_tmp_field *tmp, int max,
  * @err: where to say what is wrong, or NULL
  *
  * Return: the length of the name, which runs to the first space, or
- * -EINVAL when it is empty, holds a ':' (text flags, which upstream
- * reserves and refuses) or a '/', or is "." or "..": names tracefs could
- * not show.
+ * -EINVAL when it is empty, holds a ':' (text flags, reserved by the ABI
+ * and refused) or a '/', or is "." or "..": names tracefs could not show.
  */
 int uev_cmd_name_len(const char *cmd, struct uev_err *err)
 {
@@ -889,9 +910,9 @@ static bool uev_eat_field(struct uev_cursor *c, const struct uev_field *f)
  * @argc: number of words
  * @argv: the fields of a command, split at white space
  *
- * This is how a registration of an existing name is compared with it, as
- * upstream does: the words up to and including one that holds a ';'
- * (or up to the end) describe one field, and joined by single spaces
+ * This is how a registration of an existing name is compared with it: the
+ * words up to and including one that holds a ';' (or up to the end)
+ * describe one field, and joined by single spaces
  * they must read exactly as that field's type, name and (for a struct)
  * size, with the ';'. No words match an event without fields.
  *
@@ -2325,7 +2346,7 @@ static struct trace_event_functions uev_event_funcs = {
 	.trace = uev_print_trace,
 };
 
-/* printf conversion of a field in print_fmt, as upstream shows it. */
+/* printf conversion of a field in print_fmt, as the ABI has shown it. */
 static const char *uev_field_conv(const struct uev_field *f)
 {
 	const struct uev_scalar *s = uev_scalar(f->type);
@@ -2609,8 +2630,8 @@ static void uev_event_put(struct user_event *ev)
  * @err:	why and where @fmt is invalid
  *
  * A command that names an existing event is compared with it as text
- * before its fields are checked, as upstream does: the fields are parsed
- * only to create an event.
+ * before its fields are checked: the fields are parsed only to create an
+ * event, so that a registration that matches never fails on them.
  */
 struct uev_cmd {
 	char			*name;
@@ -3219,8 +3240,9 @@ static int uev_copy_struct(void *dst, size_t ksize, size_t minsize,
 }
 
 /*
- * The event of a registration, with a reference. Errors come in upstream's
- * order: the command's name, then the capability, then the event.
+ * The event of a registration, with a reference. Errors come in the order
+ * the ABI gives them: the command's name, then the capability, then the
+ * event.
  */
 static struct user_event *uev_reg_event(struct uev_group *g,
 					const struct user_reg *reg)
@@ -3548,9 +3570,8 @@ static int uev_dyn_free(struct dyn_event *dev)
 
 /*
  * "-:[SYSTEM/]NAME [fields]" and "!u:NAME [fields]". Without fields, every
- * event of that name matches, as for every other dynamic event (upstream
- * matches only events without fields there). Without a system, only the
- * initial namespace's events match.
+ * event of that name matches, as for every other dynamic event type.
+ * Without a system, only the initial namespace's events match.
  */
 static bool uev_dyn_match(const char *system, const char *event, int argc,
 			  const char **argv, struct dyn_event *dev)
