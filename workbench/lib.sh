@@ -16,6 +16,11 @@ SERIES_PATHS=(kernel/trace include/uapi/linux/user_events.h
 	      tools/include/uapi/linux/user_events.h
 	      Documentation/trace/user_events.rst)
 
+# ccache hashes paths relative to the repo and not the build directory, so
+# that a clone in another folder (CI's) finds what this one compiled.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$REPO}
+export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
+
 log() { printf '[wb] %s\n' "$*" >&2; }
 die() { printf '[wb] ERROR: %s\n' "$*" >&2; exit 1; }
 
