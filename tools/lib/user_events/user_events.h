@@ -270,8 +270,9 @@ int ue_register_fields(struct ue_session *s, const char *name,
  * @e: the event (NULL is ignored)
  *
  * The kernel stops updating the enable word; the handle is freed.  The
- * event itself goes away once its last user (this session's file
- * included) is gone, unless it persists.
+ * event itself goes away once its last user (the open
+ * user_events_data file of @e's handle included) is gone, unless it
+ * persists.
  *
  * Return: 0, or the negative errno of the unregistration (the handle is
  * freed anyway).

@@ -767,7 +767,7 @@ TEST_F(lib, persist)
 	EXPECT_EQ(UE_FLAG_PERSIST, ue_event_flags(e));
 	EXPECT_EQ(0, ue_event_dropped_flags(e));
 
-	/* in use by this session */
+	/* in use: this open file still holds it */
 	EXPECT_EQ(-EBUSY, ue_delete(self->s, name));
 	EXPECT_EQ(0, ue_event_close(e));
 	ue_session_close(self->s);
