@@ -1387,19 +1387,28 @@ static void uev_fault_work(struct work_struct *work);
  * -ENOSPC. The registrations of an address space (UCOUNT_USER_EVENT_ENABLERS)
  * are charged to the real user of the task that made its user_event_mm.
  */
+/* Count one more of @type in @ucounts, unless it holds @max already. */
+static bool uev_count_one(struct ucounts *ucounts, enum ucount_type type,
+			  long max)
+{
+	long val = atomic_long_read(&ucounts->ucount[type]);
+
+	do {
+		if (val >= max)
+			return false;
+	} while (!atomic_long_try_cmpxchg(&ucounts->ucount[type], &val,
+					  val + 1));
+	return true;
+}
+
 static int uev_charge(struct ucounts *ucounts, enum ucount_type type)
 {
 	struct ucounts *iter, *over;
-	long val, max;
 
 	for (iter = ucounts; iter; iter = iter->ns->ucounts) {
-		max = READ_ONCE(iter->ns->ucount_max[type]);
-		val = atomic_long_read(&iter->ucount[type]);
-		do {
-			if (val >= max)
-				goto undo;
-		} while (!atomic_long_try_cmpxchg(&iter->ucount[type], &val,
-						  val + 1));
+		if (!uev_count_one(iter, type,
+				   READ_ONCE(iter->ns->ucount_max[type])))
+			goto undo;
 	}
 	return 0;
 undo:
@@ -1451,14 +1460,9 @@ static struct ucounts *uev_owner_get(struct ucounts *ucounts)
  */
 static int uev_owner_charge(struct ucounts *owner, enum ucount_type type)
 {
-	long max = READ_ONCE(init_user_ns.ucount_max[type]);
-	long val = atomic_long_read(&owner->ucount[type]);
-
-	do {
-		if (val >= max)
-			return -ENOSPC;
-	} while (!atomic_long_try_cmpxchg(&owner->ucount[type], &val, val + 1));
-	return 0;
+	return uev_count_one(owner, type,
+			     READ_ONCE(init_user_ns.ucount_max[type])) ?
+	       0 : -ENOSPC;
 }
 
 static void uev_owner_uncharge(struct ucounts *owner, enum ucount_type type)
@@ -1467,30 +1471,10 @@ static void uev_owner_uncharge(struct ucounts *owner, enum ucount_type type)
 }
 
 /*
- * @ucounts held with its user namespace: the walk up from a ucounts needs
- * the namespace, which the ucounts does not pin. NULL when the count of
- * references is saturated.
- */
-static struct ucounts *uev_ucounts_get(struct ucounts *ucounts)
-{
-	ucounts = get_ucounts(ucounts);
-
-	if (ucounts)
-		get_user_ns(ucounts->ns);
-	return ucounts;
-}
-
-static void uev_ucounts_put(struct ucounts *ucounts)
-{
-	struct user_namespace *user_ns = ucounts->ns;
-
-	put_ucounts(ucounts);
-	put_user_ns(user_ns);
-}
-
-/*
- * A user_event_mm for @mm charged to @ucounts, whose references (from
- * uev_ucounts_get()) it takes.
+ * A user_event_mm for @mm charged to @ucounts, whose reference (from
+ * get_ucounts(), NULL when saturated) it takes. A ucounts pins its user
+ * namespace, and each namespace the one above it and its maker's
+ * ucounts: the walk up in uev_charge() needs nothing more.
  */
 static struct user_event_mm *uev_mm_alloc(struct mm_struct *mm,
 					  struct ucounts *ucounts)
@@ -1501,7 +1485,7 @@ static struct user_event_mm *uev_mm_alloc(struct mm_struct *mm,
 		return NULL;
 	uemm = kzalloc(sizeof(*uemm), GFP_KERNEL_ACCOUNT);
 	if (!uemm) {
-		uev_ucounts_put(ucounts);
+		put_ucounts(ucounts);
 		return NULL;
 	}
 	uemm->ucounts = ucounts;
@@ -1520,7 +1504,7 @@ static void uev_mm_put(struct user_event_mm *uemm)
 	if (!refcount_dec_and_test(&uemm->refs))
 		return;
 	mmdrop(uemm->mm);
-	uev_ucounts_put(uemm->ucounts);
+	put_ucounts(uemm->ucounts);
 	if (uemm->faults) {
 		xa_destroy(&uemm->faults->words);
 		kfree(uemm->faults);
@@ -1541,7 +1525,7 @@ static struct user_event_mm *uev_current_mm(void)
 
 	if (uemm)
 		return uemm;
-	uemm = uev_mm_alloc(mm, uev_ucounts_get(current_ucounts()));
+	uemm = uev_mm_alloc(mm, get_ucounts(current_ucounts()));
 	if (!uemm)
 		return NULL;
 	/* Pairs with READ_ONCE() above: a racing thread may have won. */
@@ -1984,7 +1968,7 @@ static struct user_event_mm *uev_mm_dup(struct user_event_mm *old,
 	bool keep = false;
 
 	/* @t, not yet running, keeps its credentials and their ucounts */
-	new = uev_mm_alloc(t->mm, uev_ucounts_get(task_ucounts(t)));
+	new = uev_mm_alloc(t->mm, get_ucounts(task_ucounts(t)));
 	if (!new)
 		return NULL;
 	mutex_lock(&old->lock);
