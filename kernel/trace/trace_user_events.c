@@ -102,10 +102,10 @@
  * or in a forking parent holding only the lock of its child's
  * user_event_mm (uev_mm_settle(), uev_mm_unshare()): before the child runs,
  * only fault work queued for the child's enablers can want that lock, and
- * it waits holding nothing the fault needs. A write's payload is copied with page faults
- * disabled under the probes' preempt_disable; if it was not present, the
- * writer faults it in holding nothing and calls the probes again
- * (uev_write_retry()).
+ * it waits holding nothing the fault needs. A write's payload is copied
+ * with page faults disabled under the probes' preempt_disable; if it was
+ * not present, the writer faults it in holding nothing and calls the
+ * probes again (uev_write_retry()).
  *
  * Work that a user's memory can hold up (a FUSE daemon that never answers
  * a read, a page_mkwrite waiting for writeback) runs on uev_wq, at most
@@ -150,7 +150,9 @@
  * user_event_mm.refs keeps the structure (and its mmgrab()) alive: one for
  * the address space (handed to the exiting task or to the work), one
  * while its fault work (which updates the words that had to wait, one
- * work per address space) is queued.
+ * work per address space) is queued, pending its delay included. The fault
+ * work holds its owner's ucounts, and the owner's UCOUNT_USER_EVENT_FAULTS
+ * charge, only while it runs.
  *
  * A uev_group is referenced by each of its events and each file opened
  * in its namespace, and holds a reference on that user namespace; the last
@@ -223,6 +225,8 @@
 #define UEV_FILE_SLOTS_MAX	65536
 /* Payloads from this size on are copied with non-temporal stores. */
 #define UEV_NOCACHE_MIN		256
+/* Times an unregistering task faults in the word it clears, at most. */
+#define UEV_CLEAR_TRIES		8
 /*
  * A word of a fault queue: the passes of the fault work it waited for, in
  * units of UEV_FAULT_PASS, and UEV_FAULT_AGAIN once queued again since the
@@ -230,8 +234,6 @@
  * a fault that fails outright counts UEV_FAULT_HARD, until queued again;
  * passes are at most UEV_FAULT_BACKOFF_MAX apart.
  */
-/* Times an unregistering task faults in the word it clears, at most. */
-#define UEV_CLEAR_TRIES		8
 #define UEV_FAULT_AGAIN		1UL
 #define UEV_FAULT_PASS		2UL
 #define UEV_FAULT_PASSES	64
