@@ -52,7 +52,8 @@
  * user_event_mm.lock	the enablers of one mm (mm_link, words, nr_enablers). A
  *			registration holds it from the (address, bit) check
  *			until the enabler is linked. Fork (parent's and
- *			child's) and teardown hold it across all the mm's
+ *			child's), teardown and a fault work's rescan
+ *			(uev_faults_rescan()) hold it across all the mm's
  *			enablers and reschedule (uev_resched()) holding no
  *			other lock.
  * event_mutex		(trace core) the event table (uev_table), the groups
@@ -416,6 +417,9 @@ struct user_event_mm {
  * @delay:	jiffies before the next retry of words that could not be
  *		written (only @work uses it)
  * @uemm:	the address space, which frees this structure with itself
+ * @flags:	UEV_FAULTS_RESCAN: a word could not be added to @words for want
+ *		of memory, and @work looks for every word behind its event
+ *		(atomic bit operations)
  */
 struct uev_faults {
 	struct xarray		words;
@@ -423,7 +427,10 @@ struct uev_faults {
 	struct delayed_work	work;
 	unsigned long		delay;
 	struct user_event_mm	*uemm;
+	unsigned long		flags;
 };
+
+#define UEV_FAULTS_RESCAN	0
 
 /**
  * struct uev_slots - write-index table of one open file
@@ -1650,6 +1657,56 @@ static bool uev_fault_one(struct uev_faults *faults, unsigned long index,
 }
 
 /*
+ * Queue the word at @index of @faults, or have the work look at it again
+ * from its first pass if it is queued: 0, or -ENOMEM.
+ */
+static int uev_faults_add(struct uev_faults *faults, unsigned long index)
+{
+	void *old = xa_load(&faults->words, index), *cur;
+	int ret;
+
+	for (;;) {
+		if (!old) {
+			ret = xa_insert(&faults->words, index, xa_mk_value(0),
+					GFP_KERNEL_ACCOUNT);
+			if (ret != -EBUSY)
+				return ret;
+			old = xa_load(&faults->words, index);
+			continue;
+		}
+		cur = xa_cmpxchg(&faults->words, index, old,
+				 xa_mk_value(UEV_FAULT_AGAIN), GFP_KERNEL);
+		if (cur == old)
+			return 0;
+		old = cur;
+	}
+}
+
+/*
+ * Queue every word of @faults' address space that is behind its event,
+ * since one could not be queued for want of memory: 0, or -ENOMEM when one
+ * still cannot be. An enabler's state is only a hint here: a word queued
+ * needlessly is written as it is.
+ */
+static int uev_faults_rescan(struct uev_faults *faults)
+{
+	struct user_event_mm *uemm = faults->uemm;
+	struct uev_enabler *en;
+	unsigned int n = 0;
+
+	guard(mutex)(&uemm->lock);
+	list_for_each_entry(en, &uemm->enablers, mm_link) {
+		uev_resched(&n);
+		if (READ_ONCE(en->state) == READ_ONCE(en->ev->state))
+			continue;
+		if (uev_faults_add(faults, uev_fault_index(faults->base,
+							   en->addr)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
  * Update the words of @uemm whose update had to wait: fault each one in,
  * then write its enablers. A word that cannot be written yet is kept for
  * UEV_FAULT_PASSES passes while the reason is transient (a lock taken,
@@ -1685,6 +1742,11 @@ static void uev_fault_work(struct work_struct *work)
 		uev_faults_retry(faults, false);
 		goto out;
 	}
+	if (test_and_clear_bit(UEV_FAULTS_RESCAN, &faults->flags) &&
+	    uev_faults_rescan(faults)) {
+		set_bit(UEV_FAULTS_RESCAN, &faults->flags);
+		again = true;
+	}
 	xa_for_each(&faults->words, index, entry) {
 		again |= uev_fault_one(faults, index, entry, &progress);
 		cond_resched();
@@ -1715,6 +1777,7 @@ static struct uev_faults *uev_faults_get(struct user_event_mm *uemm,
 	xa_init(&faults->words);
 	faults->base = addr;
 	faults->delay = 0;
+	faults->flags = 0;
 	INIT_DELAYED_WORK(&faults->work, uev_fault_work);
 	faults->uemm = uemm;
 	/* Full barrier: the structure is initialised before it is seen. */
@@ -1727,45 +1790,23 @@ static struct uev_faults *uev_faults_get(struct user_event_mm *uemm,
 }
 
 /*
- * Queue the word at @index of @faults, or have the work look at it again
- * from its first pass if it is queued: 0, or -ENOMEM.
- */
-static int uev_faults_add(struct uev_faults *faults, unsigned long index)
-{
-	void *old = xa_load(&faults->words, index), *cur;
-	int ret;
-
-	for (;;) {
-		if (!old) {
-			ret = xa_insert(&faults->words, index, xa_mk_value(0),
-					GFP_KERNEL_ACCOUNT);
-			if (ret != -EBUSY)
-				return ret;
-			old = xa_load(&faults->words, index);
-			continue;
-		}
-		cur = xa_cmpxchg(&faults->words, index, old,
-				 xa_mk_value(UEV_FAULT_AGAIN), GFP_KERNEL);
-		if (cur == old)
-			return 0;
-		old = cur;
-	}
-}
-
-/*
  * Have the word at @addr updated once its page is faulted in or its locks
  * are free, all its enablers at once, by the work of @uemm: one per
- * address space, run at once.
+ * address space, run at once. Without memory for the word, the work looks
+ * for it among all the words of @uemm; without memory for the work (a
+ * small GFP_KERNEL allocation fails only in a task being OOM-killed, or
+ * under fault injection), the update waits for the next change.
  */
 static void uev_queue_fault(struct user_event_mm *uemm, unsigned long addr)
 {
 	struct uev_faults *faults = uev_faults_get(uemm, addr);
 
-	if (!faults ||
-	    uev_faults_add(faults, uev_fault_index(faults->base, addr))) {
+	if (!faults) {
 		pr_warn_ratelimited("no memory to retry an enable bit update\n");
 		return;
 	}
+	if (uev_faults_add(faults, uev_fault_index(faults->base, addr)))
+		set_bit(UEV_FAULTS_RESCAN, &faults->flags);
 	refcount_inc(&uemm->refs);
 	/* sooner than a retry that is waiting; pending already: not the last */
 	if (mod_delayed_work(uev_wq, &faults->work, 0))
