@@ -288,6 +288,48 @@ TEST_F(misc, page_not_present)
 	munmap(pages, 3 * ps);
 }
 
+/*
+ * Out of memory while the kernel updates a word that was not present: the bit still ends in the
+ * latest state once memory is back.  Fault injection fails the page allocations of the fault-in a
+ * few times (the kernel retries the word), then the kernel's record of the word to update (the
+ * kernel then looks for every word behind its event).  Kernels without fault injection skip.
+ */
+TEST_F(misc, page_not_present_no_memory)
+{
+	const int ps = getpagesize();
+	const char *name = "uet_en_nomem", *cmd = "uet_en_nomem u32 a";
+	char *pages = mmap(NULL, 2 * ps, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	__u32 *lo = (__u32 *)pages, *hi = (__u32 *)(pages + ps);
+	int ret;
+
+	ASSERT_TRUE(pages != MAP_FAILED);
+	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, lo, 4, 0, NULL));
+	ASSERT_EQ(0, ue_track_reg(&self->t, cmd, hi, 4, 1, NULL));
+	ASSERT_EQ(0, madvise(pages, ps, MADV_DONTNEED));
+	ret = ue_fail_start("fail_page_alloc", "uev_fault_work", 3);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, "no fault injection with a stack filter, or no uev_fault_work");
+	ASSERT_EQ(0, ret);
+	EXPECT_EQ(0, ue_track_enable(&self->t, UE_SYS, name));
+	EXPECT_TRUE(ue_wait_bit(lo, 4, 0, true));
+	EXPECT_EQ(0, ue_fail_left("fail_page_alloc"));
+	ue_fail_stop("fail_page_alloc");
+	EXPECT_EQ(1, *lo);
+	EXPECT_EQ(2, *hi);
+
+	flip(_metadata, &self->t, name, false, lo, 4, 0, 0);
+	ASSERT_EQ(0, madvise(pages + ps, ps, MADV_DONTNEED));
+	ASSERT_EQ(0, ue_fail_start("failslab", "uev_queue_fault", 1000));
+	EXPECT_EQ(0, ue_track_enable(&self->t, UE_SYS, name));
+	ret = ue_fail_left("failslab");
+	ue_fail_stop("failslab");
+	EXPECT_GT(1000, ret);
+	EXPECT_TRUE(ue_wait_bit(hi, 4, 1, true));
+	EXPECT_EQ(1, *lo);
+	munmap(pages, 2 * ps);
+}
+
 static int unreg_raw(int fd, void *arg)
 {
 	return ioctl(fd, DIAG_IOCSUNREG, arg) == -1 ? -errno : 0;

@@ -1029,3 +1029,88 @@ void ue_dump(const char *path, int max_lines)
 		fprintf(stderr, "#   | %s\n", line);
 	free(text);
 }
+
+/* [*@start, *@end): the text of kernel function @func, from /proc/kallsyms; 0 or -errno */
+static int ue_symbol_range(const char *func, unsigned long long *start, unsigned long long *end)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char name[UE_NAME_MAX], type;
+	unsigned long long addr;
+
+	if (!f)
+		return -errno;
+	*start = 0;
+	*end = ULLONG_MAX;
+	while (fscanf(f, "%llx %c %255s%*[^\n]", &addr, &type, name) == 3)
+		if (!strcmp(name, func) && strchr("tT", type))
+			*start = addr;
+	rewind(f);
+	while (*start && fscanf(f, "%llx %c %255s%*[^\n]", &addr, &type, name) == 3)
+		if (addr > *start && addr < *end)
+			*end = addr;
+	fclose(f);
+	return *start && *end != ULLONG_MAX ? 0 : -EOPNOTSUPP;
+}
+
+/* Write @val to attribute @attr of fault injection @kind: 0 or -errno */
+static int ue_fail_set(const char *kind, const char *attr, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/%s/%s", kind, attr);
+	return ue_write_str(path, val, 0);
+}
+
+int ue_fail_start(const char *kind, const char *func, int times)
+{
+	static const struct {
+		const char *attr, *val;
+		bool page_only;
+	} set[] = {
+		{ "task-filter", "N" }, { "ignore-gfp-wait", "N" }, { "space", "0" },
+		{ "interval", "1" }, { "verbose", "0" }, { "stacktrace-depth", "32" },
+		{ "ignore-gfp-highmem", "N", true }, { "min-order", "0", true },
+	};
+	unsigned long long start, end;
+	char val[32];
+	size_t i;
+	int ret;
+
+	if (ue_fail_set(kind, "require-start", "0") || ue_symbol_range(func, &start, &end))
+		return -EOPNOTSUPP;
+	for (i = 0; i < ARRAY_SIZE(set); i++) {
+		ret = ue_fail_set(kind, set[i].attr, set[i].val);
+		if (ret && !set[i].page_only)
+			return ret;
+	}
+	snprintf(val, sizeof(val), "%#llx", start);
+	ret = ue_fail_set(kind, "require-start", val);
+	snprintf(val, sizeof(val), "%#llx", end);
+	ret = ret ?: ue_fail_set(kind, "require-end", val);
+	snprintf(val, sizeof(val), "%d", times);
+	ret = ret ?: ue_fail_set(kind, "times", val);
+	return ret ?: ue_fail_set(kind, "probability", "100");
+}
+
+int ue_fail_left(const char *kind)
+{
+	char path[128], *text;
+	int left;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/%s/times", kind);
+	text = ue_read_all(path);
+	if (!text)
+		return -errno;
+	left = atoi(text);
+	free(text);
+	return left;
+}
+
+void ue_fail_stop(const char *kind)
+{
+	ue_fail_set(kind, "probability", "0");
+	ue_fail_set(kind, "times", "1");
+	ue_fail_set(kind, "require-start", "0");
+	ue_fail_set(kind, "ignore-gfp-wait", "Y");
+	ue_fail_set(kind, "ignore-gfp-highmem", "Y");
+}

@@ -244,6 +244,16 @@ int ue_count_in(const char *path, const char *needle);
 void ue_show_line(const char *tool, const char *path, const char *needle);
 void ue_dump(const char *path, int max_lines);
 
+/*
+ * Fault injection (Documentation/fault-injection): allocations of @kind ("failslab",
+ * "fail_page_alloc") fail, @times times (-1: until stopped), made by anything the kernel function
+ * @func calls.  -EOPNOTSUPP without fault injection, its stack filter or @func's symbol.
+ * ue_fail_left(): failures still to come, or -errno.
+ */
+int ue_fail_start(const char *kind, const char *func, int times);
+int ue_fail_left(const char *kind);
+void ue_fail_stop(const char *kind);
+
 /* main() of a test with the writer mode: ue_main(argc, argv, harness) */
 int ue_main(int argc, char **argv, int (*harness)(int, char **));
 
