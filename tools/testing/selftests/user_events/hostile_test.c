@@ -3,9 +3,9 @@
  * user_events against programs that make the kernel's job hard: enable words in memory that
  * fork() does not copy, a process that keeps its own mmap_lock busy while tracers toggle its
  * events, enable pages that never fault in or whose faults wait for a FUSE daemon that never
- * answers, an address space vhost keeps past its owner's exit, many registrations of one
- * event, and all of it at once by an unprivileged user while a privileged tracer works on
- * other events.
+ * answers, an enable page FUSE keeps locked until its daemon answers a write, an address space
+ * vhost keeps past its owner's exit, many registrations of one event, and all of it at once by
+ * an unprivileged user while a privileged tracer works on other events.
  */
 #include "ue_util.h"
 #include <pthread.h>
@@ -28,6 +28,8 @@
 #define HO_FUSE_PROCS	8	/* twice the kernel's fault workers */
 #define HO_FUSE_SECS	5	/* bound of a bit update that needs a fault */
 #define HO_UID2		65533	/* the innocent user */
+#define HO_LAUNDER	"uet_ho_launder"
+#define HO_TRACER_SECS	1	/* bound of a tracer's enable */
 
 FIXTURE(ho) {
 	struct ue_track t;
@@ -894,6 +896,7 @@ FIXTURE(hofuse) {
 	struct ue_fuse fuse;
 	struct ho_fuse_ctl *ctl;	/* and the innocent's word, a page further */
 	pid_t pids[HO_FUSE_PROCS + 1];	/* the last one the innocent */
+	void *map;	/* a shared mapping of the FUSE file */
 };
 
 FIXTURE_SETUP(hofuse)
@@ -901,11 +904,13 @@ FIXTURE_SETUP(hofuse)
 	int ret;
 
 	self->ctl = MAP_FAILED;
+	self->map = MAP_FAILED;
 	if (ue_skip_reason(UE_ROOT))
 		SKIP(return, "%s", ue_skip_reason(UE_ROOT));
 	ASSERT_EQ(0, ue_track_init(&self->t));
 	ue_track_del(&self->t, "uet_ho_fuse");
 	ue_track_del(&self->t, "uet_ho_innocent");
+	ue_track_del(&self->t, HO_LAUNDER);
 	self->ctl = mmap(NULL, 2 * getpagesize(), PROT_READ | PROT_WRITE,
 			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_TRUE(self->ctl != MAP_FAILED);
@@ -922,9 +927,12 @@ FIXTURE_TEARDOWN(hofuse)
 	ho_reap(self->pids, ARRAY_SIZE(self->pids));
 	ue_set_enable(UE_SYS, "uet_ho_fuse", false);
 	ue_set_enable(UE_SYS, "uet_ho_innocent", false);
+	ue_set_enable(UE_SYS, HO_LAUNDER, false);
 	ue_track_cleanup(&self->t);
 	if (self->ctl != MAP_FAILED)
 		munmap(self->ctl, 2 * getpagesize());
+	if (self->map != MAP_FAILED)
+		munmap(self->map, getpagesize());
 }
 
 /* Enable or disable the innocent's event: its bit follows within HO_FUSE_SECS */
@@ -983,6 +991,87 @@ TEST_F_TIMEOUT(hofuse, held_faults_stall_only_their_owners, 180)
 			       on ? "enable" : "disable", HO_FUSE_SECS);
 	}
 	ho_add(&ctl->phase);
+}
+
+/* A tracer's enable in a thread of its own: whether it returned, how, and when */
+struct ho_enable {
+	int done;	/* __atomic */
+	int ret;
+	double secs;
+};
+
+/* Wait up to UE_WAIT_SECS for @get(@f) to be @want */
+static bool ho_fuse_wait(const struct ue_fuse *f, int (*get)(const struct ue_fuse *f), int want)
+{
+	struct timespec start;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (get(f) != want && ue_elapsed(&start) < UE_WAIT_SECS)
+		usleep(10000);
+	return get(f) == want;
+}
+
+static void *ho_enable_thread(void *p)
+{
+	struct ho_enable *e = p;
+	struct timespec start;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	e->ret = ue_set_enable(UE_SYS, HO_LAUNDER, true);
+	e->secs = ue_elapsed(&start);
+	ho_add(&e->done);
+	return NULL;
+}
+
+/*
+ * A tracer never waits for a registrant's folio lock.  The enable word is on a dirty page of a
+ * shared writable mapping of the FUSE file when the daemon notifies that the file changed and
+ * leaves the write-back of the page unanswered: FUSE's launder holds the page's lock, with the
+ * page unmapped, until the daemon answers.  The tracer's enable (under event_mutex) returns at
+ * once all the same, and the bit follows once the daemon answers.
+ */
+TEST_F_TIMEOUT(hofuse, launder_never_stalls_tracers, 120)
+{
+	static struct ho_enable e;	/* the thread may outlive a failed test */
+	struct timespec start;
+	pthread_t th;
+	__u32 *word;
+	int fd;
+
+	fd = open(self->fuse.file, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	self->map = mmap(NULL, getpagesize(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	ASSERT_TRUE(self->map != MAP_FAILED);
+	word = self->map;
+	*word = 0;	/* a dirty page: dropping it writes it back */
+	ASSERT_EQ(0, ue_track_reg(&self->t, HO_LAUNDER " u32 a", word, 4, 0, NULL));
+	ue_fuse_hold_writes(&self->fuse);
+	ASSERT_EQ(0, ue_fuse_inval(&self->fuse));
+	/* the notification waits in the launder for the write, the page locked */
+	ASSERT_TRUE(ho_fuse_wait(&self->fuse, ue_fuse_held_writes, 1)) TH_LOG("no write held");
+	usleep(200 * 1000);
+	ASSERT_EQ(1, ue_fuse_inval_state(&self->fuse)) TH_LOG("the invalidation did not wait");
+
+	/* no access to the word until the daemon answers: its fault would wait for the lock */
+	ASSERT_EQ(0, pthread_create(&th, NULL, ho_enable_thread, &e));
+	ho_wait_for(&e.done, 1, HO_TRACER_SECS, NULL, 0);
+	EXPECT_EQ(1, ho_get(&e.done)) TH_LOG("the enable waited for the daemon");
+	EXPECT_EQ(1, ue_fuse_inval_state(&self->fuse));	/* the page is still locked */
+	ASSERT_EQ(0, ue_fuse_release_writes(&self->fuse));
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	ASSERT_TRUE(ho_wait_for(&e.done, 1, UE_WAIT_SECS, NULL, 0));
+	pthread_join(th, NULL);
+	EXPECT_EQ(0, e.ret);
+	EXPECT_TRUE(ho_fuse_wait(&self->fuse, ue_fuse_inval_state, 0));
+
+	/* the bit follows the tracer once the daemon answered */
+	EXPECT_TRUE(ue_wait_bit(word, 4, 0, true));
+	TH_LOG("the enable took %.3f s, the bit followed %.3f s after the daemon answered",
+	       e.secs, ue_elapsed(&start));
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, HO_LAUNDER, false));
+	EXPECT_TRUE(ue_wait_bit(word, 4, 0, false));
+	EXPECT_EQ(0, ue_unreg(self->t.fd, word, 0));
 }
 
 TEST_HARNESS_MAIN

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A minimal FUSE file system on /dev/fuse, without libfuse: one regular file of @size bytes
- * (a pattern), served by a daemon process that can be told to stop answering reads.
+ * (a pattern at first; writes are kept), served by a daemon process that can be told to stop
+ * answering reads or, for a while, writes, and to invalidate the file's pages.
  */
 #ifndef _UE_FUSE_H
 #define _UE_FUSE_H
@@ -16,6 +17,7 @@ struct ue_fuse {
 	char dir[64];		/* the mount point */
 	char file[PATH_MAX];	/* the file */
 	pid_t daemon;		/* 0: none */
+	int cmd;		/* commands to the daemon, if any */
 	bool mounted;
 	struct ue_fuse_ctl *ctl;	/* shared with the daemon */
 };
@@ -25,7 +27,19 @@ int ue_fuse_start(struct ue_fuse *f, size_t size);
 /* From now on read requests are taken but never answered; how many were so far */
 void ue_fuse_hold_reads(struct ue_fuse *f);
 int ue_fuse_held(const struct ue_fuse *f);
-/* Kill the daemon (which aborts the connection: held requests fail), unmount, remove */
+/* From now on write requests are taken but not answered; how many were so far; answer them all */
+void ue_fuse_hold_writes(struct ue_fuse *f);
+int ue_fuse_held_writes(const struct ue_fuse *f);
+int ue_fuse_release_writes(struct ue_fuse *f);
+/*
+ * Have a thread of the daemon notify the kernel that the file changed (FUSE_NOTIFY_INVAL_INODE):
+ * the kernel drops the file's pages, each dirty one locked until its write is answered
+ * (fuse_launder_folio()).  ue_fuse_inval_state(): 1 while the notification is in the kernel,
+ * then 0 or its -errno.
+ */
+int ue_fuse_inval(struct ue_fuse *f);
+int ue_fuse_inval_state(const struct ue_fuse *f);
+/* Abort the connection (held requests fail), kill the daemon, unmount, remove */
 void ue_fuse_stop(struct ue_fuse *f);
 
 #endif /* _UE_FUSE_H */
