@@ -86,10 +86,10 @@
  *			(a filesystem may hold it across I/O a user serves),
  *			and mmap_lock in the fault work. Exceptions: fork
  *			looks up and faults in the child's words
- *			(uev_inherited(), uev_copied_state(),
- *			uev_mm_settle()) and faults in the parent's
- *			(uev_cow(), uev_prefault()) holding user_event_mm
- *			locks, in the forking task, before the child runs.
+ *			(uev_dup_page_get(), uev_mm_settle()) and faults
+ *			in the parent's (uev_cow(), uev_prefault()) holding
+ *			user_event_mm locks, in the forking task, before
+ *			the child runs.
  * uev_slots_lock	the write-index tables of all open files: finding or
  *			adding a slot, moving a full table into a larger one.
  *			Taken under user_event_mm.lock only, never under
@@ -1902,63 +1902,88 @@ void user_event_mm_drop(struct user_event_mm *uemm)
 }
 
 /*
- * Does @addr of the new @mm hold a copy of the parent's memory? Not where
- * MADV_DONTFORK left no mapping, nor where MADV_WIPEONFORK left zeroes:
- * a bit written there would land in memory the child uses otherwise.
+ * The child's copy of one page of enable words, looked up once for all the
+ * parent's enablers in it: the enablers of a program's events usually
+ * share a page.
+ * @addr:	the page, -1UL before the first
+ * @page:	the page dup_mmap() left there, referenced; NULL if none is
+ *		present
+ * @inherited:	the child has a copy of the parent's memory there: not
+ *		where MADV_DONTFORK left no mapping, nor where MADV_WIPEONFORK
+ *		left zeroes, since a bit written there would land in memory
+ *		the child uses otherwise
+ * @shared:	a shared mapping: a word not present is the parent's own
  */
-static bool uev_inherited(struct mm_struct *mm, unsigned long addr)
+struct uev_dup_page {
+	unsigned long		addr;
+	struct page		*page;
+	bool			inherited;
+	bool			shared;
+};
+
+static void uev_dup_page_put(struct uev_dup_page *p)
+{
+	if (p->page)
+		put_page(p->page);
+	p->page = NULL;
+}
+
+/* Make @p the child's page of @addr in @mm, looking it up if it is not. */
+static void uev_dup_page_get(struct uev_dup_page *p, struct mm_struct *mm,
+			     unsigned long addr)
 {
 	struct vm_area_struct *vma;
-	bool ret;
 
+	if ((addr & PAGE_MASK) == p->addr)
+		return;
+	uev_dup_page_put(p);
+	p->addr = addr & PAGE_MASK;
 	mmap_read_lock(mm);
 	vma = vma_lookup(mm, addr);
-	ret = vma && !(vma->vm_flags & VM_WIPEONFORK);
+	p->inherited = vma && !(vma->vm_flags & VM_WIPEONFORK);
+	p->shared = vma && (vma->vm_flags & VM_SHARED);
+	if (p->inherited &&
+	    get_user_pages_remote(mm, addr, 1, FOLL_NOFAULT, &p->page,
+				  NULL) != 1)
+		p->page = NULL;
 	mmap_read_unlock(mm);
-	return ret;
 }
 
 /*
- * The state of @en's event that the copy of its word in the new @mm shows:
- * the event's state if the bit there agrees with it, else a stale stamp.
+ * The state of @en's event that the copy of its word on @p shows: the
+ * event's state if the bit there agrees with it, else a stale stamp.
  * Not @en's own stamp: a sibling thread may have registered @en, or its
  * fault work written it, after dup_mmap() copied the word, which then
  * lacks the bit. A private word that is not present is taken as stale.
+ * Nothing writes the child's memory until its enablers are linked to
+ * their events (uev_copies_link()), so @p stays the child's page.
  */
-static u32 uev_copied_state(struct mm_struct *mm, struct uev_enabler *en)
+static u32 uev_copied_state(const struct uev_dup_page *p,
+			    struct uev_enabler *en)
 {
 	u32 state = READ_ONCE(en->ev->state);
-	struct vm_area_struct *vma;
-	bool set, shared = false;
 	unsigned long *word;
-	struct page *page;
-	long ret;
+	bool set;
 
-	mmap_read_lock(mm);
-	ret = get_user_pages_remote(mm, en->addr, 1, FOLL_NOFAULT, &page, NULL);
-	if (ret != 1) {
-		vma = vma_lookup(mm, en->addr);
-		shared = vma && (vma->vm_flags & VM_SHARED);
-	}
-	mmap_read_unlock(mm);
 	/* not copied by dup_mmap(): a shared word is the parent's own */
-	if (ret != 1)
-		return shared ? READ_ONCE(en->state) : uev_state_stale(state);
-	word = kmap_local_page(page) + offset_in_page(en->addr);
+	if (!p->page)
+		return p->shared ? READ_ONCE(en->state) :
+				   uev_state_stale(state);
+	word = kmap_local_page(p->page) + offset_in_page(en->addr);
 	set = test_bit(en->bit, word);
 	kunmap_local(word);
-	put_page(page);
 	return set == (state & UEV_STATE_ON) ? state : uev_state_stale(state);
 }
 
 /*
- * Link into @new, @t's user_event_mm, a copy of @en, its parent's enabler:
- * false if it cannot be charged or allocated.
+ * Add to @new, @t's user_event_mm, a copy of @en, its parent's enabler,
+ * whose word is on @p: false if it cannot be charged or allocated. The
+ * copy is linked to its event by uev_copies_link().
  */
-static bool uev_enabler_copy(struct user_event_mm *new, struct uev_enabler *en)
+static bool uev_enabler_copy(struct user_event_mm *new, struct uev_enabler *en,
+			     const struct uev_dup_page *p)
 {
 	struct uev_enabler *copy;
-	u32 seen, state;
 
 	lockdep_assert_held(&new->lock);
 	if (uev_charge(new->ucounts, UCOUNT_USER_EVENT_ENABLERS))
@@ -1975,40 +2000,61 @@ static bool uev_enabler_copy(struct user_event_mm *new, struct uev_enabler *en)
 	copy->ubit = en->ubit;
 	copy->uoff = en->uoff;
 	copy->uemm = new;
+	copy->state = uev_copied_state(p, en);	/* what the word shows */
 	refcount_inc(&en->ev->refs);
 	list_add_tail(&copy->mm_link, &new->enablers);
 	uev_word_add(new, copy);
 	new->nr_enablers++;
-
-	seen = uev_copied_state(new->mm, en);
-	guard(mutex)(&en->ev->lock);
-	state = READ_ONCE(en->ev->state);
-	copy->state = seen == state ? state : uev_state_stale(state);
-	list_add_tail(&copy->ev_link, &en->ev->enablers);
-	en->ev->nr_enablers++;
-	uev_enabler_write(copy);
 	return true;
 }
 
 /*
+ * Link the enablers of @new, copied by uev_enabler_copy(), to their events,
+ * each stamped with its event's state if its word showed it, stale if not
+ * or if the event changed since: the number of stale ones, written before
+ * the child runs (uev_mm_settle()).
+ */
+static unsigned int uev_copies_link(struct user_event_mm *new)
+{
+	unsigned int n = 0, stale = 0;
+	struct uev_enabler *copy;
+	u32 state;
+
+	lockdep_assert_held(&new->lock);
+	list_for_each_entry(copy, &new->enablers, mm_link) {
+		scoped_guard(mutex, &copy->ev->lock) {
+			state = READ_ONCE(copy->ev->state);
+			if (copy->state != state) {
+				copy->state = uev_state_stale(state);
+				stale++;
+			}
+			list_add_tail(&copy->ev_link, &copy->ev->enablers);
+			copy->ev->nr_enablers++;
+		}
+		uev_resched(&n);
+	}
+	return stale;
+}
+
+/*
  * Copy @old's enablers into a new user_event_mm for @t's mm, charged to
- * @t's user. The child's memory is a copy of the parent's taken by
- * dup_mmap(), earlier: each copied word whose bit does not show its
- * event's latest state is stamped stale (uev_copied_state()) and written
- * before the child runs (uev_mm_settle()). An enabler
- * that a sibling thread unregistered between dup_mmap() and now is not
- * copied, and its bit stays set in the child's copy of the word until the
- * child writes there. What cannot be charged or allocated is not
- * inherited.
+ * @t's user; *@stale: how many of the copies are stale. The child's memory
+ * is a copy of the parent's taken by dup_mmap(), earlier: each copied word
+ * whose bit does not show its event's latest state is stamped stale
+ * (uev_copied_state()) and written before the child runs
+ * (uev_mm_settle()). An enabler that a sibling thread unregistered between
+ * dup_mmap() and now is not copied, and its bit stays set in the child's
+ * copy of the word until the child writes there. What cannot be charged
+ * or allocated is not inherited.
  */
 static struct user_event_mm *uev_mm_dup(struct user_event_mm *old,
-					struct task_struct *t)
+					struct task_struct *t,
+					unsigned int *stale)
 {
-	unsigned long page = -1UL;	/* page last looked up in @mm */
+	struct uev_dup_page p = { .addr = -1UL };
 	struct user_event_mm *new;
 	struct uev_enabler *en;
 	unsigned int lost = 0, n = 0;
-	bool keep = false;
 
 	/* @t, not yet running, keeps its credentials and their ucounts */
 	new = uev_mm_alloc(t->mm, get_ucounts(task_ucounts(t)));
@@ -2019,14 +2065,13 @@ static struct user_event_mm *uev_mm_dup(struct user_event_mm *old,
 	if (old->words_bits > new->words_bits)	/* one table for all copies */
 		uev_words_resize(new, old->words_bits);
 	list_for_each_entry(en, &old->enablers, mm_link) {
-		if ((en->addr & PAGE_MASK) != page) {
-			page = en->addr & PAGE_MASK;
-			keep = uev_inherited(t->mm, en->addr);
-		}
-		if (keep && !uev_enabler_copy(new, en))
+		uev_dup_page_get(&p, t->mm, en->addr);
+		if (p.inherited && !uev_enabler_copy(new, en, &p))
 			lost++;
 		uev_resched(&n);
 	}
+	uev_dup_page_put(&p);
+	*stale = uev_copies_link(new);
 	if (lost)
 		pr_warn_ratelimited("fork: %u registrations not inherited\n",
 				    lost);
@@ -2052,10 +2097,12 @@ static bool uev_cow(unsigned long addr)
  * Write the child's copies of words that do not show their event's state
  * (uev_copied_state()) before the child runs: a write fault of the child's
  * page by the forking task, as ptrace's writes do, then the bit. What still
- * fails is left to the child's fault work. Only the child's fault work can
+ * fails is left to the child's fault work. @stale: how many uev_mm_dup()
+ * stamped stale; the walk ends after that many, since a tracer's toggle
+ * writes any that go stale meanwhile. Only the child's fault work can
  * want @new's lock meanwhile, and it waits holding nothing the fault needs.
  */
-static void uev_mm_settle(struct user_event_mm *new)
+static void uev_mm_settle(struct user_event_mm *new, unsigned int stale)
 {
 	struct uev_enabler *en;
 	unsigned int n = 0;
@@ -2063,9 +2110,13 @@ static void uev_mm_settle(struct user_event_mm *new)
 
 	guard(mutex)(&new->lock);
 	list_for_each_entry(en, &new->enablers, mm_link) {
+		if (!stale)
+			break;
 		uev_resched(&n);
-		if (READ_ONCE(en->state) == READ_ONCE(en->ev->state) ||
-		    uev_fault_in(new->mm, en->addr))
+		if (READ_ONCE(en->state) == READ_ONCE(en->ev->state))
+			continue;
+		stale--;
+		if (uev_fault_in(new->mm, en->addr))
 			continue;
 		scoped_guard(mutex, &en->ev->lock)
 			ret = uev_enabler_poke(en);
@@ -2111,12 +2162,13 @@ static void uev_mm_unshare(struct user_event_mm *new)
 void user_event_mm_fork(struct task_struct *t, unsigned long clone_flags)
 {
 	struct user_event_mm *new;
+	unsigned int stale;
 
-	new = uev_mm_dup(READ_ONCE(current->mm->user_event_mm), t);
+	new = uev_mm_dup(READ_ONCE(current->mm->user_event_mm), t, &stale);
 	if (!new)
 		return;
 	t->mm->user_event_mm = new;
-	uev_mm_settle(new);
+	uev_mm_settle(new, stale);
 	uev_mm_unshare(new);
 }
 
