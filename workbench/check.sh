@@ -181,12 +181,15 @@ echo
 vm_explain "$vmrc"
 echo "===== results ($KERNEL kernel, console log: $RES/console.log)"
 prc=0
-# a foreign guest has no perf, trace-cmd, ...: arch/allowed-skips.<arch> too
-skips=$WB_DIR/allowed-skips
-if [ -f "$WB_DIR/arch/allowed-skips.$ARCH" ]; then
-	skips=$RES.allowed-skips
-	cat "$WB_DIR/allowed-skips" "$WB_DIR/arch/allowed-skips.$ARCH" > "$skips"
-fi
+# a foreign guest has no perf, trace-cmd, ...: arch/allowed-skips.<arch>
+# too; a kernel built without what some tests need: allowed-skips.<kernel>
+skips=$RES.allowed-skips
+cat "$WB_DIR/allowed-skips" > "$skips"
+for f in "$WB_DIR/arch/allowed-skips.$ARCH" "$WB_DIR/allowed-skips.$KERNEL"; do
+	if [ -f "$f" ]; then
+		cat "$f" >> "$skips"
+	fi
+done
 python3 "$WB_DIR/parse-results.py" --console "$RES/console.log" \
 	--tap-dir "$RES/tap" --allowed-skips "$skips" \
 	--kselftest-dir "$RES/kselftest" --selftest-src "$(selftest_src)" \
