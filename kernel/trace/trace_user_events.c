@@ -12,7 +12,8 @@
  * A tracer attaches or detaches -> the event's state changes -> every
  *	enabler's bit is written (uev_event_sync()).
  * write(): write index -> the file's slot -> the event -> its probes
- *	(ftrace, perf, BPF) copy the payload into their buffers.
+ *	(ftrace, perf, BPF) copy the payload into their buffers; the event
+ *	counts the record, and each consumer that did not receive it.
  *
  * The ftrace probe reserves and commits through
  * trace_event_buffer_reserve_lean() and trace_event_buffer_commit_lean(),
@@ -30,6 +31,8 @@
  * struct uev_faults	the words of one address space whose update waits
  *			for a fault or for its mmap_lock; made on first need.
  * struct uev_file	one open user_events_data: its write-index table.
+ * struct uev_perf	a perf event open on a user event, whose ring's
+ *			losses the event reports as its own.
  * struct uev_group	the events of one user namespace: their tracefs
  *			systems, their count against the limits.
  *
@@ -48,6 +51,7 @@
  *       mmap_lock (read, tried), folio lock (tried)
  *     (and waits for sync_work, which takes user_event.lock, when it
  *      removes an event: then the event has no enabler to write)
+ *     uev_perf_lock
  *
  * user_event_mm.lock	the enablers of one mm (mm_link, words, nr_enablers). A
  *			registration holds it from the (address, bit) check
@@ -96,6 +100,9 @@
  *			event_mutex; a leaf, held across no allocation. One
  *			lock, not one per file: that would triple what every
  *			open file costs.
+ * uev_perf_lock	every user_event.perf_events and perf_lost: perf
+ *			opens and closes and user_events_loss (under
+ *			event_mutex), DIAG_IOCGLOSS (alone).
  * No lock above is taken while faulting a page in: faults happen in the
  * registering task before any lock (uev_prefault()), in the unregistering
  * task after its locks are dropped (uev_enabler_remove()), in a work item
@@ -168,6 +175,10 @@
  * growth and freed after an RCU grace period: the write path reads it under
  * rcu_read_lock() only.
  *
+ * A struct uev_perf lives from TRACE_REG_PERF_OPEN to TRACE_REG_PERF_CLOSE
+ * of its perf event, which the trace core pairs, and an event with perf
+ * events open is busy, so it outlives none.
+ *
  * The write path takes no lock: it reads the slot under RCU and calls the
  * tracepoint's probes under preempt_disable (tracepoint RCU rules).
  */
@@ -187,6 +198,7 @@
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/pagemap.h>
+#include <linux/percpu.h>
 #include <linux/refcount.h>
 #include <linux/ring_buffer.h>
 #include <linux/sched/mm.h>
@@ -272,6 +284,20 @@
  */
 #define UEV_STATE_ON		1U
 
+/*
+ * Why a consumer did not receive a record (struct user_loss): an ftrace
+ * buffer refused it, a perf ring had no room (counted by perf, see struct
+ * uev_perf) or perf was busy on the CPU, the payload could not be read,
+ * or the record was larger than the consumer takes.
+ */
+enum uev_loss {
+	UEV_LOST_FTRACE,
+	UEV_LOST_PERF,
+	UEV_LOST_FAULT,
+	UEV_LOST_SIZE,
+	UEV_LOST_NR
+};
+
 /**
  * struct user_event - one user event
  * @call:	the trace event, in the user_events or user_events_multi system
@@ -280,6 +306,8 @@
  * @devent:	entry on the dyn_event list
  * @node:	entry in uev_table (event_mutex)
  * @fmt:	the parsed command, immutable
+ * @written:	records written while a consumer was attached, per CPU (the
+ *		writer's); beside @fmt, which the write path reads too
  * @group:	the group (user namespace) that owns the event; referenced,
  *		immutable
  * @ucounts:	the owner charged for the event (UCOUNT_USER_EVENTS, see
@@ -304,6 +332,11 @@
  * @tp_name:	tracepoint name: the event name, or name.<hex id> (multi-format);
  *		an allocation of its own, so that events come from a cache of
  *		their exact size (uev_event_cache)
+ * @lost:	records a consumer did not receive, by enum uev_loss (atomic)
+ * @perf_lost:	samples lost by perf events of the event since closed
+ *		(uev_perf_lock)
+ * @perf_events: the open perf events of the event, struct uev_perf
+ *		(uev_perf_lock): their rings' losses are read when asked
  */
 struct user_event {
 	struct trace_event_call		call;
@@ -312,6 +345,7 @@ struct user_event {
 	struct dyn_event		devent;
 	struct hlist_node		node;
 	struct uev_format		*fmt;
+	u64 __percpu			*written;
 	struct uev_group		*group;
 	struct ucounts			*ucounts;
 	refcount_t			refs;
@@ -326,6 +360,9 @@ struct user_event {
 	struct work_struct		sync_work;
 	struct list_head		reap_link;
 	char				*tp_name;
+	atomic64_t			lost[UEV_LOST_NR];
+	u64				perf_lost;
+	struct list_head		perf_events;
 };
 
 /* Events come by the thousand: a cache of their size, not kmalloc-512. */
@@ -362,6 +399,8 @@ static struct kmem_cache *uev_enabler_cache __ro_after_init;
 
 /* See the design note: the write-index tables of all open files. */
 static DEFINE_MUTEX(uev_slots_lock);
+/* See the design note: the open perf events of all events. */
+static DEFINE_MUTEX(uev_perf_lock);
 
 /**
  * struct user_event_mm - the registrations of one address space
@@ -458,6 +497,17 @@ struct uev_file {
 	struct uev_group	*group;
 };
 
+/**
+ * struct uev_perf - one perf event of a user event, open
+ * @link:	entry on @ev->perf_events (uev_perf_lock)
+ * @event:	the perf event, which counts the samples its ring had no room
+ *		for (lost_samples)
+ */
+struct uev_perf {
+	struct list_head	link;
+	struct perf_event	*event;
+};
+
 /* "user_events_multi_ns" and a 32-bit inode number */
 #define UEV_SYSTEM_LEN		32
 
@@ -487,7 +537,8 @@ struct uev_group {
 
 /*
  * Describes one write() in flight: the payload is @len bytes at @ubuf, or
- * in @from if @ubuf is NULL; probes report back through @err.
+ * in @from if @ubuf is NULL; probes report back through @err, @committed
+ * and @lost, the losses the current try counted (by enum uev_loss).
  */
 struct uev_write {
 	struct user_event	*ev;
@@ -496,6 +547,7 @@ struct uev_write {
 	u32			len;
 	int			err;
 	int			committed;
+	u8			lost[UEV_LOST_NR];
 };
 
 /*
@@ -2507,6 +2559,7 @@ static void uev_event_free(struct user_event *ev)
 	kfree(ev->call.print_fmt);
 	kfree(ev->fmt);
 	kfree(ev->tp_name);
+	free_percpu(ev->written);
 	kmem_cache_free(uev_event_cache, ev);
 }
 
@@ -2541,7 +2594,8 @@ static struct user_event *uev_event_alloc(struct uev_group *g,
 		ev->tp_name = kstrdup(name, GFP_KERNEL_ACCOUNT);
 	}
 	ev->call.print_fmt = uev_print_fmt(fmt);
-	if (!ev->tp_name || !ev->call.print_fmt) {
+	ev->written = alloc_percpu_gfp(u64, GFP_KERNEL_ACCOUNT);
+	if (!ev->tp_name || !ev->call.print_fmt || !ev->written) {
 		uev_event_free(ev);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -2551,6 +2605,7 @@ static struct user_event *uev_event_alloc(struct uev_group *g,
 	INIT_LIST_HEAD(&ev->enablers);
 	INIT_WORK(&ev->sync_work, uev_sync_work);
 	INIT_LIST_HEAD(&ev->reap_link);
+	INIT_LIST_HEAD(&ev->perf_events);
 	ev->tracepoint.name = ev->tp_name;
 
 	ev->class.system = (flags & USER_EVENT_REG_MULTI_FORMAT) ?
@@ -2873,6 +2928,7 @@ static int uev_delete_by_name(struct uev_group *g, const char *name)
  * Tracers: attach/detach and the probes
  */
 
+
 static void uev_event_update_status(struct user_event *ev)
 {
 	struct tracepoint_func *f;
@@ -2900,6 +2956,69 @@ static void uev_event_update_status(struct user_event *ev)
 	}
 }
 
+#ifdef CONFIG_PERF_EVENTS
+/*
+ * Keep @p, a perf event opened on @ev, for the losses of its ring. An
+ * inherited event sends its samples, and counts their losses, through its
+ * parent: only parents are kept. The tracepoint PMU leaves pmu_private to
+ * the event's class; ours points to the entry, so that a close is O(1)
+ * however many perf events a user opens.
+ */
+static int uev_perf_open(struct user_event *ev, struct perf_event *p)
+{
+	struct uev_perf *up;
+
+	if (p->parent)
+		return 0;
+	if (WARN_ON_ONCE(p->pmu_private))
+		return -EBUSY;
+	up = kmalloc(sizeof(*up), GFP_KERNEL_ACCOUNT);
+	if (!up)
+		return -ENOMEM;
+	up->event = p;
+	p->pmu_private = up;
+	guard(mutex)(&uev_perf_lock);
+	list_add_tail(&up->link, &ev->perf_events);
+	return 0;
+}
+
+/* @p, a perf event of @ev, is closed: keep what its ring lost. */
+static void uev_perf_close(struct user_event *ev, struct perf_event *p)
+{
+	struct uev_perf *up = p->pmu_private;
+
+	if (!up)	/* inherited */
+		return;
+	scoped_guard(mutex, &uev_perf_lock) {
+		ev->perf_lost += atomic64_read(&p->lost_samples);
+		list_del(&up->link);
+	}
+	p->pmu_private = NULL;
+	kfree(up);
+}
+
+/* Samples the perf rings of @ev had no room for, closed ones included. */
+static u64 uev_perf_lost(struct user_event *ev)
+{
+	struct uev_perf *up;
+	unsigned int n = 0;
+	u64 lost;
+
+	guard(mutex)(&uev_perf_lock);
+	lost = ev->perf_lost;
+	list_for_each_entry(up, &ev->perf_events, link) {
+		lost += atomic64_read(&up->event->lost_samples);
+		uev_resched(&n);
+	}
+	return lost;
+}
+#else
+static u64 uev_perf_lost(struct user_event *ev)
+{
+	return 0;
+}
+#endif
+
 static int uev_event_reg(struct trace_event_call *call, enum trace_reg type,
 			 void *data)
 {
@@ -2924,7 +3043,10 @@ static int uev_event_reg(struct trace_event_call *call, enum trace_reg type,
 					    call);
 		break;
 	case TRACE_REG_PERF_OPEN:
+		return uev_perf_open(ev, data);
 	case TRACE_REG_PERF_CLOSE:
+		uev_perf_close(ev, data);
+		return 0;
 	case TRACE_REG_PERF_ADD:
 	case TRACE_REG_PERF_DEL:
 		return 0;
@@ -2991,13 +3113,53 @@ static __always_inline int uev_fill_record(struct trace_entry *entry,
 }
 
 /*
- * A record larger than a consumer can hold is dropped for that consumer;
- * the write fails with E2BIG only when no consumer took it.
+ * A consumer did not receive the record of @w, for @why. The try is
+ * remembered, so that a retry counts its own losses instead
+ * (uev_write_retry()).
  */
-static void uev_too_big(struct uev_write *w)
+static void uev_lost(struct uev_write *w, enum uev_loss why)
+{
+	atomic64_inc(&w->ev->lost[why]);
+	w->lost[why]++;
+}
+
+/* Take back what the try of @w that is being retried counted. */
+static void uev_lost_undo(struct uev_write *w)
+{
+	int i;
+
+	for (i = 0; i < UEV_LOST_NR; i++)
+		atomic64_sub(w->lost[i], &w->ev->lost[i]);
+	memset(w->lost, 0, sizeof(w->lost));
+}
+
+/*
+ * A record larger than a consumer can hold is dropped for that consumer;
+ * the write fails with E2BIG only when no consumer took it, also one that
+ * would not have recorded it (@lost false: soft-disabled, pid filtered),
+ * which is not counted as a loss.
+ */
+static void uev_too_big(struct uev_write *w, bool lost)
 {
 	if (!w->err)
 		w->err = -E2BIG;
+	if (lost)
+		uev_lost(w, UEV_LOST_SIZE);
+}
+
+/*
+ * Did the ftrace buffer of @file refuse a record (full, recording off),
+ * rather than the trace core choose not to record it (soft-disabled, or
+ * filtered out by pid)? See trace_trigger_soft_disabled().
+ */
+static bool uev_ftrace_refused(struct trace_event_file *file)
+{
+	unsigned long flags = READ_ONCE(file->flags);
+
+	if (flags & EVENT_FILE_FL_SOFT_DISABLED)
+		return false;
+	return !(flags & EVENT_FILE_FL_PID_FILTER) ||
+	       !trace_event_ignore_this_pid(file);
 }
 
 static void uev_ftrace_probe(void *data, struct uev_write *w)
@@ -3007,12 +3169,16 @@ static void uev_ftrace_probe(void *data, struct uev_write *w)
 	struct trace_event_buffer fbuf __uninitialized;
 	struct trace_entry *entry;
 	u32 size = sizeof(*entry) + w->len;
+	bool refused;
 
 	/* runs the triggers and tests soft-disable, where either is on */
 	entry = trace_event_buffer_reserve_lean(&fbuf, file, size);
 	if (!entry) {
+		refused = uev_ftrace_refused(file);
 		if (size > ring_buffer_max_event_size(file->tr->array_buffer.buffer))
-			uev_too_big(w);
+			uev_too_big(w, refused);
+		else if (refused)
+			uev_lost(w, UEV_LOST_FTRACE);
 		return;
 	}
 	if (unlikely(uev_fill_record(entry, w))) {
@@ -3044,12 +3210,14 @@ static void uev_perf_probe(void *data, struct uev_write *w)
 	       sizeof(u32);
 	/* perf_trace_buf_alloc() would WARN: any user could trigger it */
 	if (unlikely(size > PERF_MAX_TRACE_SIZE)) {
-		uev_too_big(w);
+		uev_too_big(w, true);
 		return;
 	}
 	entry = perf_trace_buf_alloc(size, &regs, &rctx);
-	if (!entry)
+	if (!entry) {		/* perf is busy on this CPU (recursion) */
+		uev_lost(w, UEV_LOST_PERF);
 		return;
+	}
 	if (unlikely(uev_fill_record(entry, w))) {
 		perf_swevent_put_recursion_context(rctx);
 		return;
@@ -3111,8 +3279,11 @@ static noinline int uev_write_retry(struct uev_write *w)
 			break;
 		w->err = 0;
 		w->committed = 0;
+		uev_lost_undo(w);
 		uev_call_probes(w->ev, w);
 	}
+	if (w->err == -EFAULT)
+		atomic64_inc(&w->ev->lost[UEV_LOST_FAULT]);
 	return w->committed && w->err == -E2BIG ? 0 : w->err;
 }
 
@@ -3148,6 +3319,8 @@ static __always_inline int uev_write_event(struct uev_file *uf, int idx,
 	w->ev = ev;
 	w->err = 0;
 	w->committed = 0;
+	memset(w->lost, 0, sizeof(w->lost));	/* one store */
+	this_cpu_inc(*ev->written);
 	uev_call_probes(ev, w);
 	return likely(!w->err) ? 0 : uev_write_retry(w);
 }
@@ -3436,11 +3609,74 @@ static long uev_ioctl_del(struct uev_file *uf, const char __user *uname)
 	return uev_delete_by_name(uf->group, name);
 }
 
+/* The event of write index @idx of @uf, held by its slot; NULL if none. */
+static struct user_event *uev_file_event(struct uev_file *uf, u32 idx)
+{
+	struct uev_slots *slots;
+	struct user_event *ev = NULL;
+
+	rcu_read_lock();
+	slots = rcu_dereference(uf->slots);
+	/* Pairs with the release in uev_file_slot(): ev[idx] is set. */
+	if (slots && idx < smp_load_acquire(&slots->nr))
+		ev = slots->ev[idx];
+	rcu_read_unlock();
+	return ev;
+}
+
+/* What became of @ev's records: struct user_loss, @size and index aside. */
+static void uev_loss_read(struct user_event *ev, struct user_loss *loss)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		loss->written += *per_cpu_ptr(ev->written, cpu);
+	loss->lost_ftrace = atomic64_read(&ev->lost[UEV_LOST_FTRACE]);
+	loss->lost_perf = atomic64_read(&ev->lost[UEV_LOST_PERF]) +
+			  uev_perf_lost(ev);
+	loss->lost_fault = atomic64_read(&ev->lost[UEV_LOST_FAULT]);
+	loss->lost_size = atomic64_read(&ev->lost[UEV_LOST_SIZE]);
+}
+
+static long uev_ioctl_loss(struct uev_file *uf, struct user_loss __user *uloss)
+{
+	struct user_loss loss = {};
+	struct user_event *ev;
+	u32 size, idx;
+
+	if (get_user(size, &uloss->size) ||
+	    get_user(idx, &uloss->write_index))
+		return -EFAULT;
+	if (size < offsetofend(struct user_loss, written))
+		return -EINVAL;
+	ev = uev_file_event(uf, idx);
+	if (!ev)
+		return -ENOENT;
+	uev_loss_read(ev, &loss);
+	/* whole counters only */
+	loss.size = round_down(min_t(u32, size, sizeof(loss)), sizeof(u64));
+	loss.write_index = idx;
+	return copy_to_user(uloss, &loss, loss.size) ? -EFAULT : 0;
+}
+
+/*
+ * DIAG_IOCGLOSS of any size: struct user_loss grows at its end, and its
+ * @size says how much of it the caller has.
+ */
+static bool uev_is_loss_cmd(unsigned int cmd)
+{
+	return _IOC_TYPE(cmd) == _IOC_TYPE(DIAG_IOCGLOSS) &&
+	       _IOC_NR(cmd) == _IOC_NR(DIAG_IOCGLOSS) &&
+	       _IOC_DIR(cmd) == _IOC_DIR(DIAG_IOCGLOSS);
+}
+
 static long uev_data_ioctl(struct file *file, unsigned int cmd,
 			   unsigned long uarg)
 {
 	void __user *arg = (void __user *)uarg;
 
+	if (uev_is_loss_cmd(cmd))
+		return uev_ioctl_loss(file->private_data, arg);
 	switch (cmd) {
 	case DIAG_IOCSREG:
 		return uev_ioctl_reg(file->private_data, arg);
@@ -3476,7 +3712,8 @@ static long uev_data_compat_ioctl(struct file *file, unsigned int cmd,
 		cmd = DIAG_IOCSUNREG;
 		break;
 	default:
-		return -ENOTTY;
+		if (!uev_is_loss_cmd(cmd))	/* no pointer in its number */
+			return -ENOTTY;
 	}
 	return uev_data_ioctl(file, cmd, (unsigned long)compat_ptr(uarg));
 }
@@ -3521,6 +3758,7 @@ static int uev_data_release(struct inode *inode, struct file *file)
 	kfree(uf);
 	return 0;
 }
+
 
 static const struct file_operations uev_data_fops = {
 	.open		= uev_data_open,
@@ -3577,6 +3815,47 @@ static int uev_status_open(struct inode *inode, struct file *file)
 
 static const struct file_operations uev_status_fops = {
 	.open		= uev_status_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+/* ---------------------------------------------------------------------
+ * user_events_loss: "NAME written N ftrace N perf N fault N size N"
+ */
+
+/* The events of the reader's namespace, what became of their records. */
+static int uev_loss_show(struct seq_file *m, void *unused)
+{
+	struct user_event *ev;
+	struct uev_group *g;
+	int bkt;
+
+	guard(mutex)(&event_mutex);
+	g = uev_group_find(m->file->f_cred->user_ns);
+	hash_for_each(uev_table, bkt, ev, node) {
+		struct user_loss loss = {};
+
+		if (ev->group != g || uev_event_reaped(ev))
+			continue;
+		uev_loss_read(ev, &loss);
+		seq_printf(m, "%s written %llu ftrace %llu perf %llu fault %llu size %llu\n",
+			   ev->tp_name, loss.written, loss.lost_ftrace,
+			   loss.lost_perf, loss.lost_fault, loss.lost_size);
+		cond_resched();
+	}
+	return 0;
+}
+
+static int uev_loss_open(struct inode *inode, struct file *file)
+{
+	int ret = tracing_check_open_get_tr(NULL);
+
+	return ret ? ret : single_open(file, uev_loss_show, NULL);
+}
+
+static const struct file_operations uev_loss_fops = {
+	.open		= uev_loss_open,
 	.read		= seq_read,
 	.llseek		= seq_lseek,
 	.release	= single_release,
@@ -3733,7 +4012,9 @@ static int __init uev_init(void)
 	if (!trace_create_file("user_events_data", TRACE_MODE_WRITE, NULL,
 			       NULL, &uev_data_fops) ||
 	    !trace_create_file("user_events_status", TRACE_MODE_READ, NULL,
-			       NULL, &uev_status_fops))
+			       NULL, &uev_status_fops) ||
+	    !trace_create_file("user_events_loss", TRACE_MODE_READ, NULL,
+			       NULL, &uev_loss_fops))
 		pr_warn("cannot create tracefs files\n");
 	register_sysctl_init("kernel", uev_sysctls);
 	return 0;

@@ -82,6 +82,42 @@ struct user_unreg {
 	__u64	disable_addr;
 } __attribute__((__packed__));
 
+/**
+ * struct user_loss - argument of DIAG_IOCGLOSS: what became of an event's
+ *	records, counted since the event was created, for all its writers
+ * @size: input, sizeof(struct user_loss), at least 16; output, the bytes
+ *	filled: whole counters, fewer for an older kernel, never more than
+ *	asked for
+ * @write_index: input, the write index of the event on this file
+ * @written: output, records written while a consumer was attached,
+ *	failed writes (EFAULT, E2BIG) included
+ * @lost_ftrace: output, records an ftrace buffer (the top level one or an
+ *	instance) refused: full in non-overwrite mode, or recording off; one
+ *	per buffer that refused
+ * @lost_perf: output, records a perf ring had no room for (counted by
+ *	perf per perf event: PERF_FORMAT_LOST), or that perf could not take
+ *	on this CPU at the time (a write from an interrupt while perf was
+ *	busy with another record); one per perf event or CPU
+ * @lost_fault: output, records whose payload could not be read, or whose
+ *	dynamic fields point outside the record (the write failed with
+ *	EFAULT), lost to every consumer
+ * @lost_size: output, records larger than a consumer takes (an ftrace
+ *	sub-buffer, perf's largest raw sample); one per consumer
+ *
+ * Later kernels may append reasons; a program reads those its @size covers.
+ * The kernel takes DIAG_IOCGLOSS whatever size its number encodes, so a
+ * program built with a larger structure works with an older kernel.
+ */
+struct user_loss {
+	__u32	size;
+	__u32	write_index;
+	__u64	written;
+	__u64	lost_ftrace;
+	__u64	lost_perf;
+	__u64	lost_fault;
+	__u64	lost_size;
+};
+
 #define DIAG_IOC_MAGIC '*'
 
 /* Register an event: struct user_reg * */
@@ -92,5 +128,15 @@ struct user_unreg {
 
 /* Stop updating a registered bit: struct user_unreg * */
 #define DIAG_IOCSUNREG _IOW(DIAG_IOC_MAGIC, 2, struct user_unreg *)
+
+/*
+ * Extensions number their ioctls from the top of user_events' range
+ * ('*' 00-1F) down, with the size of their argument, so that they stay
+ * clear of upstream's, numbered from 0 up. A kernel without one fails it
+ * with ENOTTY.
+ */
+
+/* Counters of an event registered on this file: struct user_loss */
+#define DIAG_IOCGLOSS _IOWR(DIAG_IOC_MAGIC, 0x1f, struct user_loss)
 
 #endif /* _UAPI_LINUX_USER_EVENTS_H */

@@ -245,6 +245,12 @@ void fz_case_dyn(struct fz_ctx *c, __u64 *rs)
 	c->sh->created++;
 }
 
+/* DIAG_IOCGLOSS, which a kernel with it takes with any size in the number */
+static bool fz_is_loss_cmd(unsigned int cmd)
+{
+	return _IOC_NR(cmd) == _IOC_NR(DIAG_IOCGLOSS) && _IOC_DIR(cmd) == _IOC_DIR(DIAG_IOCGLOSS);
+}
+
 void fz_case_misc(struct fz_ctx *c, __u64 *rs)
 {
 	unsigned int cmd = 0, r = ue_rand_n(rs, 100);
@@ -256,7 +262,8 @@ void fz_case_misc(struct fz_ctx *c, __u64 *rs)
 		do {
 			cmd = _IOC(ue_rand_n(rs, 4), DIAG_IOC_MAGIC, ue_rand_n(rs, 256),
 				   ue_rand_n(rs, 1 << 14));
-		} while (cmd == DIAG_IOCSREG || cmd == DIAG_IOCSDEL || cmd == DIAG_IOCSUNREG);
+		} while (cmd == DIAG_IOCSREG || cmd == DIAG_IOCSDEL || cmd == DIAG_IOCSUNREG ||
+			 fz_is_loss_cmd(cmd));
 		ret = ioctl(c->fd_main, cmd, ue_rand(rs));
 	} else if (r < 65) {
 		ret = read(c->fd_main, fz_tmp, 1 + ue_rand_n(rs, 64));
