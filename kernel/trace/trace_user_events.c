@@ -13,7 +13,10 @@
  *	enabler's bit is written (uev_event_sync()).
  * write(): write index -> the file's slot -> the event -> its probes
  *	(ftrace, perf, BPF) copy the payload into their buffers; the event
- *	counts the record, and each consumer that did not receive it.
+ *	counts the record, and each consumer that did not receive it, for
+ *	DIAG_IOCGLOSS and user_events_loss.
+ * A change of the event's state also wakes the files that registered it
+ *	with USER_EVENT_REG_NOTIFY (uev_event_notify()).
  *
  * The ftrace probe reserves and commits through
  * trace_event_buffer_reserve_lean() and trace_event_buffer_commit_lean(),
@@ -31,6 +34,9 @@
  * struct uev_faults	the words of one address space whose update waits
  *			for a fault or for its mmap_lock; made on first need.
  * struct uev_file	one open user_events_data: its write-index table.
+ * struct uev_notify	what a file with USER_EVENT_REG_NOTIFY registrations
+ *			was not yet told; one struct uev_watch per event.
+ *			Made by the first such registration or poll().
  * struct uev_perf	a perf event open on a user event, whose ring's
  *			losses the event reports as its own.
  * struct uev_group	the events of one user namespace: their tracefs
@@ -49,9 +55,12 @@
  *   event_mutex
  *     user_event.lock (tried)
  *       mmap_lock (read, tried), folio lock (tried)
- *     (and waits for sync_work, which takes user_event.lock, when it
- *      removes an event: then the event has no enabler to write)
+ *     (and waits for sync_work, which takes user_event.lock, and for
+ *      notify_work, which takes uev_watch_lock, when it removes an event:
+ *      then the event has no enabler to write and no file to tell)
  *     uev_perf_lock
+ *   uev_watch_lock
+ *     the wait queue of a struct uev_notify
  *
  * user_event_mm.lock	the enablers of one mm (mm_link, words, nr_enablers). A
  *			registration holds it from the (address, bit) check
@@ -100,6 +109,11 @@
  *			event_mutex; a leaf, held across no allocation. One
  *			lock, not one per file: that would triple what every
  *			open file costs.
+ * uev_watch_lock	every user_event.watchers and uev_notify.watches:
+ *			an event's notify_work wakes its files under it;
+ *			registrations and releases of files take it alone.
+ *			A toggle only queues notify_work, so that files a
+ *			user makes watch cost a tracer nothing.
  * uev_perf_lock	every user_event.perf_events and perf_lost: perf
  *			opens and closes and user_events_loss (under
  *			event_mutex), DIAG_IOCGLOSS (alone).
@@ -175,6 +189,10 @@
  * growth and freed after an RCU grace period: the write path reads it under
  * rcu_read_lock() only.
  *
+ * A struct uev_watch lives from the first USER_EVENT_REG_NOTIFY
+ * registration of its event on its file until the file is released, which
+ * unhooks it before it puts the slot references that keep the event.
+ *
  * A struct uev_perf lives from TRACE_REG_PERF_OPEN to TRACE_REG_PERF_CLOSE
  * of its perf event, which the trace core pairs, and an event with perf
  * events open is busy, so it outlives none.
@@ -199,6 +217,7 @@
 #include <linux/mutex.h>
 #include <linux/pagemap.h>
 #include <linux/percpu.h>
+#include <linux/poll.h>
 #include <linux/refcount.h>
 #include <linux/ring_buffer.h>
 #include <linux/sched/mm.h>
@@ -337,6 +356,9 @@ enum uev_loss {
  *		(uev_perf_lock)
  * @perf_events: the open perf events of the event, struct uev_perf
  *		(uev_perf_lock): their rings' losses are read when asked
+ * @watchers:	the files told of the event's enable changes, struct
+ *		uev_watch (uev_watch_lock; tested for emptiness locklessly)
+ * @notify_work: tells them (uev_notify_work())
  */
 struct user_event {
 	struct trace_event_call		call;
@@ -363,6 +385,8 @@ struct user_event {
 	atomic64_t			lost[UEV_LOST_NR];
 	u64				perf_lost;
 	struct list_head		perf_events;
+	struct list_head		watchers;
+	struct work_struct		notify_work;
 };
 
 /* Events come by the thousand: a cache of their size, not kmalloc-512. */
@@ -399,6 +423,8 @@ static struct kmem_cache *uev_enabler_cache __ro_after_init;
 
 /* See the design note: the write-index tables of all open files. */
 static DEFINE_MUTEX(uev_slots_lock);
+/* See the design note: the files told of events' enable changes. */
+static DEFINE_MUTEX(uev_watch_lock);
 /* See the design note: the open perf events of all events. */
 static DEFINE_MUTEX(uev_perf_lock);
 
@@ -491,10 +517,49 @@ struct uev_slots {
  *		write path
  * @group:	where its registrations and deletions look names up: the group
  *		of the opener's user namespace; referenced, immutable
+ * @notify:	allocated by the first USER_EVENT_REG_NOTIFY registration,
+ *		set once (cmpxchg), read with acquire
  */
 struct uev_file {
 	struct uev_slots __rcu	*slots;
 	struct uev_group	*group;
+	struct uev_notify	*notify;
+};
+
+/**
+ * struct uev_notify - the enable changes an open user_events_data is told
+ * of: those of the events registered on it with USER_EVENT_REG_NOTIFY
+ * @wait:	the file's pollers and readers
+ * @changes:	changes since the file was last read
+ * @watches:	the file's struct uev_watch (uev_watch_lock)
+ * @armed:	a registration with USER_EVENT_REG_NOTIFY succeeded: poll()
+ *		and read() answer for the changes (read locklessly); until
+ *		then as a file without a poll or read method does
+ */
+struct uev_notify {
+	wait_queue_head_t	wait;
+	atomic_long_t		changes;
+	struct list_head	watches;
+	bool			armed;
+};
+
+/**
+ * struct uev_watch - one event one file is told of
+ * @ev_link:	entry on @ev->watchers (uev_watch_lock)
+ * @file_link:	entry on @notify->watches (uev_watch_lock)
+ * @ev:		the event, held by a slot of the file
+ * @notify:	the file's
+ * @seen:	@ev->state when the file was last told (uev_watch_lock)
+ * @users:	registrations that made or reused it, failed ones taken back
+ *		(uev_watch_lock); it stays until the file is released
+ */
+struct uev_watch {
+	struct list_head	ev_link;
+	struct list_head	file_link;
+	struct user_event	*ev;
+	struct uev_notify	*notify;
+	u32			seen;
+	unsigned int		users;
 };
 
 /**
@@ -1326,6 +1391,13 @@ VISIBLE_IF_KUNIT u32 uev_state_stale(u32 state)
 	return state ^ UEV_STATE_ON;
 }
 EXPORT_SYMBOL_IF_KUNIT(uev_state_stale);
+
+/* Changes of an event's state from @seen to @state (uev_state_next()). */
+VISIBLE_IF_KUNIT u32 uev_state_changes(u32 seen, u32 state)
+{
+	return ((state >> 1) - (seen >> 1)) & (U32_MAX >> 1);
+}
+EXPORT_SYMBOL_IF_KUNIT(uev_state_changes);
 
 /*
  * A tracer attached or detached: mirror the new state to every enabler,
@@ -2565,6 +2637,7 @@ static void uev_event_free(struct user_event *ev)
 
 static int uev_event_reg(struct trace_event_call *call, enum trace_reg type,
 			 void *data);
+static void uev_notify_work(struct work_struct *work);
 static void uev_ftrace_probe(void *data, struct uev_write *w);
 static void uev_perf_probe(void *data, struct uev_write *w);
 
@@ -2604,8 +2677,10 @@ static struct user_event *uev_event_alloc(struct uev_group *g,
 	mutex_init(&ev->lock);
 	INIT_LIST_HEAD(&ev->enablers);
 	INIT_WORK(&ev->sync_work, uev_sync_work);
+	INIT_WORK(&ev->notify_work, uev_notify_work);
 	INIT_LIST_HEAD(&ev->reap_link);
 	INIT_LIST_HEAD(&ev->perf_events);
+	INIT_LIST_HEAD(&ev->watchers);
 	ev->tracepoint.name = ev->tp_name;
 
 	ev->class.system = (flags & USER_EVENT_REG_MULTI_FORMAT) ?
@@ -2651,6 +2726,8 @@ static int uev_event_destroy(struct user_event *ev)
 	hash_del(&ev->node);
 	/* Unused: a sync left over has nothing to visit; let it finish. */
 	cancel_work_sync(&ev->sync_work);
+	cancel_work_sync(&ev->notify_work);
+	WARN_ON_ONCE(!list_empty(&ev->watchers));	/* a slot holds it */
 	list_del(&ev->reap_link);
 	uev_group_charge(ev->group, -1);
 	uev_event_free(ev);
@@ -2928,6 +3005,46 @@ static int uev_delete_by_name(struct uev_group *g, const char *name)
  * Tracers: attach/detach and the probes
  */
 
+/*
+ * Tell the files that registered @ev with USER_EVENT_REG_NOTIFY of the
+ * changes of its enable state since they were last told: a count and a
+ * wake-up each, whether anyone waits or not.
+ */
+static void uev_notify_work(struct work_struct *work)
+{
+	struct user_event *ev = container_of(work, struct user_event,
+					     notify_work);
+	struct uev_watch *w;
+	unsigned int n = 0;
+	u32 state, d;
+
+	guard(mutex)(&uev_watch_lock);
+	state = READ_ONCE(ev->state);
+	list_for_each_entry(w, &ev->watchers, ev_link) {
+		d = uev_state_changes(w->seen, state);
+		if (!d)
+			continue;
+		w->seen = state;
+		atomic_long_add(d, &w->notify->changes);
+		wake_up_interruptible_poll(&w->notify->wait,
+					   EPOLLIN | EPOLLRDNORM);
+		uev_resched(&n);
+	}
+}
+
+/*
+ * @ev's enable state changed (event_mutex): have its watching files told,
+ * by a work item, so that a tracer's toggle costs the same however many
+ * files a user makes watch. Full barrier: either a registration that adds
+ * a watch (uev_watch_add()) then writes its bit reads the new state, or
+ * this sees its watch.
+ */
+static void uev_event_notify(struct user_event *ev)
+{
+	smp_mb();	/* the state written, then the watchers read */
+	if (!list_empty(&ev->watchers))
+		queue_work(system_highpri_wq, &ev->notify_work);
+}
 
 static void uev_event_update_status(struct user_event *ev)
 {
@@ -2946,8 +3063,10 @@ static void uev_event_update_status(struct user_event *ev)
 			status |= UEV_STATUS_OTHER;
 	}
 	WRITE_ONCE(ev->status, status);
-	if (!!status != (ev->state & UEV_STATE_ON))
+	if (!!status != (ev->state & UEV_STATE_ON)) {
 		uev_event_sync(ev, status);
+		uev_event_notify(ev);
+	}
 	/* The last tracer of an event nobody uses: remove it soon. */
 	if (!status && !refcount_read(&ev->refs) && !uev_is_persistent(ev) &&
 	    list_empty(&ev->reap_link)) {
@@ -3462,7 +3581,7 @@ static int uev_file_slot(struct uev_file *uf, struct user_event *ev)
 
 static int uev_check_reg(const struct user_reg *reg)
 {
-	if (reg->flags & ~(USER_EVENT_REG_MAX - 1))
+	if (reg->flags & ~((USER_EVENT_REG_MAX - 1) | USER_EVENT_REG_NOTIFY))
 		return -EINVAL;
 	if (reg->enable_size != 4 &&
 	    !(reg->enable_size == 8 && BITS_PER_LONG == 64))
@@ -3513,7 +3632,8 @@ static struct user_event *uev_reg_event(struct uev_group *g,
 	if ((reg->flags & USER_EVENT_REG_PERSIST) && !perfmon_capable())
 		return ERR_PTR(-EPERM);
 	guard(mutex)(&event_mutex);
-	return uev_event_get_or_create(g, c, reg->flags);
+	return uev_event_get_or_create(g, c,
+				       reg->flags & ~USER_EVENT_REG_NOTIFY);
 }
 
 /*
@@ -3541,8 +3661,109 @@ static int uev_reg_attach(struct uev_file *uf, struct user_event_mm *uemm,
 	return idx;
 }
 
+/* The notification state of @uf, made on first use; NULL without memory. */
+static struct uev_notify *uev_notify_get(struct uev_file *uf)
+{
+	/* Pairs with the cmpxchg() below: seen initialised. */
+	struct uev_notify *nt = smp_load_acquire(&uf->notify), *old;
+
+	if (nt)
+		return nt;
+	nt = kmalloc(sizeof(*nt), GFP_KERNEL_ACCOUNT);
+	if (!nt)
+		return NULL;
+	init_waitqueue_head(&nt->wait);
+	atomic_long_set(&nt->changes, 0);
+	INIT_LIST_HEAD(&nt->watches);
+	nt->armed = false;
+	/* Full barrier: initialised before it is seen (pollers, readers). */
+	old = cmpxchg(&uf->notify, NULL, nt);
+	if (old) {
+		kfree(nt);
+		return old;
+	}
+	return nt;
+}
+
+/*
+ * Have @nt told of @ev's enable changes, before the registration writes
+ * its bit (see uev_event_notify()): @w, unless @nt has a watch of @ev
+ * already, which is then used (and @w freed). Return: the watch, for
+ * uev_watch_put() if the registration fails.
+ */
+static struct uev_watch *uev_watch_add(struct uev_notify *nt,
+				       struct user_event *ev,
+				       struct uev_watch *w)
+{
+	struct uev_watch *cur;
+
+	scoped_guard(mutex, &uev_watch_lock) {
+		list_for_each_entry(cur, &ev->watchers, ev_link) {
+			if (cur->notify == nt) {
+				cur->users++;
+				kfree(w);
+				w = cur;
+				goto linked;
+			}
+		}
+		w->ev = ev;
+		w->notify = nt;
+		w->users = 1;
+		w->seen = READ_ONCE(ev->state);
+		list_add_tail(&w->ev_link, &ev->watchers);
+		list_add_tail(&w->file_link, &nt->watches);
+	}
+linked:
+	smp_mb();	/* the watch linked, then the state read: see above */
+	/* registering is no change; a toggle from now on is told */
+	scoped_guard(mutex, &uev_watch_lock)
+		w->seen = READ_ONCE(ev->state);
+	return w;
+}
+
+/* A registration that relied on @w failed: unlink it if it was the last. */
+static void uev_watch_put(struct uev_watch *w)
+{
+	scoped_guard(mutex, &uev_watch_lock) {
+		if (--w->users)
+			return;
+		list_del(&w->ev_link);
+		list_del(&w->file_link);
+	}
+	kfree(w);
+}
+
+/* The first registration with USER_EVENT_REG_NOTIFY made it: arm @nt. */
+static void uev_notify_arm(struct uev_notify *nt)
+{
+	if (READ_ONCE(nt->armed))
+		return;
+	WRITE_ONCE(nt->armed, true);
+	/* pollers that saw an unarmed file look again */
+	wake_up_interruptible_poll(&nt->wait, EPOLLOUT | EPOLLWRNORM);
+}
+
+/* Unhook and free the notification state of a file being released. */
+static void uev_notify_free(struct uev_notify *nt)
+{
+	struct uev_watch *w, *next;
+
+	if (!nt)
+		return;
+	scoped_guard(mutex, &uev_watch_lock) {
+		list_for_each_entry(w, &nt->watches, file_link)
+			list_del(&w->ev_link);
+	}
+	list_for_each_entry_safe(w, next, &nt->watches, file_link)
+		kfree(w);
+	kfree(nt);
+}
+
 static long uev_ioctl_reg(struct uev_file *uf, struct user_reg __user *ureg)
 {
+	struct uev_watch *w __free(kfree) = NULL;
+	struct uev_watch *watch = NULL;
+	struct uev_notify *nt = NULL;
 	struct user_event_mm *uemm;
 	struct user_event *ev;
 	struct user_reg reg;
@@ -3556,6 +3777,12 @@ static long uev_ioctl_reg(struct uev_file *uf, struct user_reg __user *ureg)
 		return ret;
 	if (!current->mm)
 		return -EINVAL;
+	if (reg.flags & USER_EVENT_REG_NOTIFY) {
+		nt = uev_notify_get(uf);
+		w = kmalloc(sizeof(*w), GFP_KERNEL_ACCOUNT);
+		if (!nt || !w)
+			return -ENOMEM;
+	}
 	uemm = uev_current_mm();
 	if (!uemm)
 		return -ENOMEM;
@@ -3568,14 +3795,22 @@ static long uev_ioctl_reg(struct uev_file *uf, struct user_reg __user *ureg)
 	ev = uev_reg_event(uf->group, &reg);
 	if (IS_ERR(ev))
 		return PTR_ERR(ev);
+	if (nt) {
+		watch = uev_watch_add(nt, ev, w);
+		retain_and_null_ptr(w);
+	}
 	/* No lock held: fault the word in, refuse one nothing can write. */
 	ret = uev_prefault(reg.enable_addr);
 	if (!ret)
 		ret = uev_reg_attach(uf, uemm, &reg, ev);
 	if (ret < 0) {
+		if (watch)
+			uev_watch_put(watch);
 		uev_event_put(ev);
 		return ret;
 	}
+	if (nt)
+		uev_notify_arm(nt);
 	/* Outside the mm lock: put_user() may fault. */
 	return put_user((u32)ret, &ureg->write_index);
 }
@@ -3749,6 +3984,8 @@ static int uev_data_release(struct inode *inode, struct file *file)
 	unsigned int n = 0;
 	u32 i;
 
+	/* before the slots: their references keep the watched events */
+	uev_notify_free(uf->notify);
 	for (i = 0; slots && i < slots->nr; i++) {
 		uev_event_put(slots->ev[i]);
 		uev_resched(&n);	/* up to UEV_FILE_SLOTS_MAX */
@@ -3759,9 +3996,70 @@ static int uev_data_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/*
+ * A file with USER_EVENT_REG_NOTIFY registrations is readable while some
+ * enable change was not read; any other is ready for everything at once,
+ * as a file without a poll method is.
+ */
+static __poll_t uev_data_poll(struct file *file, poll_table *pt)
+{
+	struct uev_file *uf = file->private_data;
+	/* Pairs with uev_notify_get()'s cmpxchg(): seen initialised. */
+	struct uev_notify *nt = smp_load_acquire(&uf->notify);
+	__poll_t mask = EPOLLOUT | EPOLLWRNORM;
+
+	/* a waiter (epoll) may come before the registrations: it waits too */
+	if (!nt && !poll_does_not_wait(pt))
+		nt = uev_notify_get(uf);
+	if (!nt)
+		return DEFAULT_POLLMASK;
+	poll_wait(file, &nt->wait, pt);
+	if (!READ_ONCE(nt->armed))
+		return DEFAULT_POLLMASK;
+	if (atomic_long_read(&nt->changes))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	return mask;
+}
+
+/*
+ * read(): the enable changes of the file's USER_EVENT_REG_NOTIFY events
+ * since the last read, as a u64, waiting for one unless O_NONBLOCK. A file
+ * without such registrations cannot be read, as one without a read method.
+ */
+static ssize_t uev_data_read(struct file *file, char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	struct uev_file *uf = file->private_data;
+	/* Pairs with uev_notify_get()'s cmpxchg(): seen initialised. */
+	struct uev_notify *nt = smp_load_acquire(&uf->notify);
+	u64 changes;
+	int ret;
+
+	if (!nt || !READ_ONCE(nt->armed) || count < sizeof(changes))
+		return -EINVAL;
+	for (;;) {
+		changes = atomic_long_xchg(&nt->changes, 0);
+		if (changes)
+			break;
+		if (file->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		ret = wait_event_interruptible(nt->wait,
+					       atomic_long_read(&nt->changes));
+		if (ret)
+			return ret;
+	}
+	if (put_user(changes, (u64 __user *)ubuf)) {
+		atomic_long_add(changes, &nt->changes);
+		wake_up_interruptible_poll(&nt->wait, EPOLLIN | EPOLLRDNORM);
+		return -EFAULT;
+	}
+	return sizeof(changes);
+}
 
 static const struct file_operations uev_data_fops = {
 	.open		= uev_data_open,
+	.read		= uev_data_read,
+	.poll		= uev_data_poll,
 	.write		= uev_data_write,
 	.write_iter	= uev_data_write_iter,
 	.unlocked_ioctl	= uev_data_ioctl,

@@ -120,6 +120,7 @@ u8 uev_long_bit(unsigned int off, u8 size, u8 bit, bool big_endian,
 		unsigned int long_size);
 u32 uev_state_next(u32 state, bool on);
 u32 uev_state_stale(u32 state);
+u32 uev_state_changes(u32 seen, u32 state);
 unsigned long uev_fault_index(unsigned long base, unsigned long addr);
 unsigned long uev_fault_addr(unsigned long base, unsigned long index);
 #endif

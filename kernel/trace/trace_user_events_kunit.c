@@ -411,6 +411,10 @@ static void state_stamps(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, uev_state_reachable(uev_state_stale(state)));
 	KUNIT_EXPECT_NE(test, uev_state_stale(state), state);
 	KUNIT_EXPECT_NE(test, uev_state_stale(state), next);
+	/* the changes a file is told of, across the counter's wrap */
+	KUNIT_EXPECT_EQ(test, uev_state_changes(state, state), 0);
+	KUNIT_EXPECT_EQ(test, uev_state_changes(state, next), 1);
+	KUNIT_EXPECT_EQ(test, uev_state_changes(state, uev_state_next(next, state & 1)), 2);
 }
 
 /*

@@ -33,13 +33,20 @@
  *	until DIAG_IOCSDEL; requires CAP_PERFMON.
  * @USER_EVENT_REG_MULTI_FORMAT: allow several formats of one name; the
  *	event is "name.<hex id>" in the user_events_multi system.
- * @USER_EVENT_REG_MAX: this and higher values are not ABI; a kernel that
- *	does not know a flag fails the registration with EINVAL.
+ * @USER_EVENT_REG_MAX: this and higher values up to bit 14 are not ABI; a
+ *	kernel that does not know a flag fails the registration with EINVAL.
+ * @USER_EVENT_REG_NOTIFY: wake the file's poll() and read() each time the
+ *	event's enable state changes (a first tracer attaches, the last one
+ *	leaves); see &struct user_loss for the other half of what a producer
+ *	can learn. Extensions take flags from the top bit down, so that they
+ *	stay clear of flags assigned from bit 0 up; a kernel without them
+ *	fails the registration with EINVAL, which is how a program probes.
  */
 enum user_reg_flag {
 	USER_EVENT_REG_PERSIST		= 1U << 0,
 	USER_EVENT_REG_MULTI_FORMAT	= 1U << 1,
 	USER_EVENT_REG_MAX		= 1U << 2,
+	USER_EVENT_REG_NOTIFY		= 1U << 15,
 };
 
 /**

@@ -178,9 +178,9 @@ void fz_case_reg(struct fz_ctx *c, __u64 *rs)
 	} else {
 		reg.name_args = (uintptr_t)fz_bad_str(c, rs, &w);
 	}
-	/* flags, enable size and bit */
+	/* flags (unknown ones: bits 2 to 14; 15 is USER_EVENT_REG_NOTIFY), enable size and bit */
 	k = fz_pick(rs, flags, ARRAY_SIZE(flags), &w);
-	reg.flags = k < 4 ? flag[k] : (__u16)(USER_EVENT_REG_MAX << ue_rand_n(rs, 14)) |
+	reg.flags = k < 4 ? flag[k] : (__u16)(USER_EVENT_REG_MAX << ue_rand_n(rs, 13)) |
 		    ue_rand_n(rs, 4);
 	k = ue_rand_n(rs, 100);
 	esize = k < 45 ? 4 : k < 90 ? 8 : bad_esize[ue_rand_n(rs, ARRAY_SIZE(bad_esize))];

@@ -198,7 +198,7 @@ TEST_F(persist, capabilities)
 TEST_F(persist, retry_without_flags)
 {
 	static const __u16 unknown[] = {
-		USER_EVENT_REG_MAX, USER_EVENT_REG_MAX << 3, 1u << 15,
+		USER_EVENT_REG_MAX, USER_EVENT_REG_MAX << 3, 1u << 14,
 		PERSIST | USER_EVENT_REG_MAX, USER_EVENT_REG_MULTI_FORMAT | (1u << 9)
 	};
 	__u32 idx;

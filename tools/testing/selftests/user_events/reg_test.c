@@ -56,7 +56,7 @@ TEST_F(reg, refused)
 		{ 4, 1 }, { 4, 2 }, { 4, 3 }, { 8, 1 }, { 8, 4 }, { 8, 12 },
 		{ 4, 0, 32 }, { 4, 0, 63 }, { 8, 0, 64 }, { 8, 0, 255 },
 		{ 4, 0, 0, USER_EVENT_REG_MAX }, { 4, 0, 0, USER_EVENT_REG_MAX << 1 },
-		{ 4, 0, 0, 1 << 15 }, { 4, 0, 0, 0xffff },
+		{ 4, 0, 0, 1 << 14 }, { 4, 0, 0, 0xffff },
 		{ 4, 0, 0, 0, "uet_reg_bad u128 a" },			/* unknown type */
 		{ 4, 0, 0, 0, "uet_reg_bad long a" },			/* long is ambiguous */
 		{ 4, 0, 0, 0, "uet_reg_bad u32" },			/* no field name */
