@@ -6,7 +6,8 @@
  *
  * Usage: example [-n COUNT] [-w]
  *   -n COUNT  handle COUNT requests (default 10)
- *   -w        wait (up to 60 s) until a tracer enables the event
+ *   -w        wait (up to 60 s) until a tracer enables the event, asleep
+ *             until its enable state changes if the kernel can say
  *
  * Try:
  *   echo 1 > /sys/kernel/tracing/events/user_events/lib_example/enable
@@ -35,14 +36,17 @@ static void print_help(FILE *out)
 	fprintf(out, "usage: example [-n COUNT] [-w]\n");
 }
 
-static int wait_enabled(const struct ue_event *ev)
+static int wait_enabled(struct ue_session *s, const struct ue_event *ev)
 {
 	time_t end = time(NULL) + 60;
+	uint64_t changes;
 
 	while (!ue_enabled(ev)) {
 		if (time(NULL) > end)
 			return -ETIMEDOUT;
-		sched_yield();
+		/* a kernel without UE_FLAG_NOTIFY: look again and again */
+		if (ue_session_wait(s, 1000, &changes) == -EOPNOTSUPP)
+			sched_yield();
 	}
 	return 0;
 }
@@ -51,6 +55,7 @@ int main(int argc, char **argv)
 {
 	struct ue_session *s;
 	struct ue_event *ev;
+	struct ue_loss loss;
 	int count = 10, wait = 0, opt, i, ret;
 	char path[64];
 
@@ -76,14 +81,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "user_events: %s\n", strerror(-ret));
 		return 1;
 	}
-	ret = ue_register_fields(s, "lib_example", fields, NFIELDS, 0, &ev);
+	ret = ue_register_fields(s, "lib_example", fields, NFIELDS,
+				 UE_FLAG_NOTIFY, &ev);
 	if (ret) {
 		fprintf(stderr, "register: %s\n", strerror(-ret));
 		ue_session_close(s);
 		return 1;
 	}
 
-	if (wait && wait_enabled(ev))
+	if (wait && wait_enabled(s, ev))
 		fprintf(stderr, "nobody enabled lib_example\n");
 
 	for (i = 0; i < count; i++) {
@@ -95,6 +101,12 @@ int main(int argc, char **argv)
 		if (ret && ret != -EBADF)
 			fprintf(stderr, "write: %s\n", strerror(-ret));
 	}
+
+	if (!ue_event_loss(ev, &loss))
+		printf("lib_example: %llu written, %llu lost\n",
+		       (unsigned long long)loss.written,
+		       (unsigned long long)(loss.lost_ftrace + loss.lost_perf +
+					    loss.lost_fault + loss.lost_size));
 
 	ue_session_close(s);
 	return 0;

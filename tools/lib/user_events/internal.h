@@ -10,17 +10,23 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* The kernel ABI: tools' copy, checked by check-headers.sh */
 #include "../../include/uapi/linux/user_events.h"
 
 /*
- * sys.c: the library's one way into the kernel, ioctl() on
- * user_events_data, returning 0 or -errno.  sys.o defines nothing else,
- * so a test that links its own uel_ioctl() ahead of libuser_events.a
- * plays another kernel (one that knows fewer flags, say).
+ * sys.c: the library's ways into the kernel other than writes: ioctl(),
+ * poll() and read() on user_events_data, returning -errno on failure.
+ * sys.o defines nothing else, so a test that links its own three ahead
+ * of libuser_events.a plays another kernel (one that knows fewer flags,
+ * say).
  */
 int uel_ioctl(int fd, unsigned long request, void *arg);
+/* poll() of @fd alone: its revents, 0 on timeout */
+int uel_poll(int fd, short events, int timeout_ms);
+/* read(): the bytes read */
+ssize_t uel_read(int fd, void *buf, size_t len);
 
 /* ue_find_tracefs() on the mount table @mounts instead of /proc/mounts. */
 int uel_find_tracefs_in(const char *mounts, char *buf, size_t len);

@@ -31,6 +31,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -45,12 +46,14 @@
 
 #define UEL_EXPORT		__attribute__((visibility("default")))
 
-#define UEL_KFLAGS		(UE_FLAG_PERSIST | UE_FLAG_MULTI_FORMAT)
+#define UEL_KFLAGS		(UE_FLAG_PERSIST | UE_FLAG_MULTI_FORMAT | \
+				 UE_FLAG_NOTIFY)
 #define UEL_ALL_FLAGS		(UEL_KFLAGS | UE_FLAG_STRICT)
 
 static_assert(UE_FLAG_PERSIST == USER_EVENT_REG_PERSIST, "flag values");
 static_assert(UE_FLAG_MULTI_FORMAT == USER_EVENT_REG_MULTI_FORMAT,
 	      "flag values");
+static_assert(UE_FLAG_NOTIFY == USER_EVENT_REG_NOTIFY, "flag values");
 
 /* A location word: the data's length and offset, 16 bits each (DYN_LOC) */
 #define UEL_LOC_MAX		0xffff
@@ -349,6 +352,37 @@ UEL_EXPORT int ue_session_fd(const struct ue_session *s)
 	return s->fd;
 }
 
+/*
+ * user_events_data is readable while the count of enable changes of its
+ * NOTIFY events is not 0, and read() takes the count.  A file without
+ * NOTIFY registrations, or a kernel without them, is always ready and
+ * answers read() with EINVAL.
+ */
+UEL_EXPORT int ue_session_wait(struct ue_session *s, int timeout_ms,
+			       uint64_t *changes)
+{
+	uint64_t n;
+	ssize_t got;
+	int ret;
+
+	if (!s || !changes)
+		return -EINVAL;
+	ret = uel_poll(s->fd, POLLIN, timeout_ms);
+	if (ret < 0)
+		return ret;
+	if (!ret)
+		return -ETIMEDOUT;
+	got = uel_read(s->fd, &n, sizeof(n));
+	if (got == -EINVAL)
+		return -EOPNOTSUPP;
+	if (got < 0)
+		return got;
+	if (got != sizeof(n))
+		return -EIO;
+	*changes = n;
+	return 0;
+}
+
 /* ---------------------------------------------------------------------
  * Registration
  */
@@ -480,8 +514,13 @@ UEL_EXPORT int ue_register(struct ue_session *s, const char *command,
 		ret = uel_kreg(e, command, kflags);
 		if (ret != -EINVAL || !kflags || (flags & UE_FLAG_STRICT))
 			break;
-		/* Drop the newest flag first: MULTI_FORMAT (6.10), PERSIST (6.6) */
-		if (kflags & UE_FLAG_MULTI_FORMAT)
+		/*
+		 * Drop the newest flag first: NOTIFY (an extension),
+		 * MULTI_FORMAT (6.10), PERSIST (6.6)
+		 */
+		if (kflags & UE_FLAG_NOTIFY)
+			kflags &= ~UE_FLAG_NOTIFY;
+		else if (kflags & UE_FLAG_MULTI_FORMAT)
 			kflags &= ~UE_FLAG_MULTI_FORMAT;
 		else
 			kflags = 0;
@@ -632,6 +671,28 @@ UEL_EXPORT uint32_t ue_event_write_index(const struct ue_event *e)
 UEL_EXPORT unsigned int ue_event_field_count(const struct ue_event *e)
 {
 	return e->nfields;
+}
+
+UEL_EXPORT int ue_event_loss(const struct ue_event *e, struct ue_loss *out)
+{
+	/* the counters a kernel does not fill stay 0 */
+	struct user_loss k = { .size = sizeof(k) };
+	int ret;
+
+	if (!e || !out)
+		return -EINVAL;
+	k.write_index = e->index;
+	ret = uel_ioctl(e->fd, DIAG_IOCGLOSS, &k);
+	if (ret == -ENOTTY)
+		return -EOPNOTSUPP;
+	if (ret)
+		return ret;
+	out->written = k.written;
+	out->lost_ftrace = k.lost_ftrace;
+	out->lost_perf = k.lost_perf;
+	out->lost_fault = k.lost_fault;
+	out->lost_size = k.lost_size;
+	return 0;
 }
 
 /* ---------------------------------------------------------------------

@@ -32,6 +32,8 @@ extern "C" {
 #define UE_FLAG_PERSIST		0x1U
 /* Allow several formats per name (system user_events_multi). */
 #define UE_FLAG_MULTI_FORMAT	0x2U
+/* Wake ue_session_wait() when the event's enable state changes. */
+#define UE_FLAG_NOTIFY		0x8000U
 /* Fail instead of retrying without flags the kernel does not know. */
 #define UE_FLAG_STRICT		0x10000U
 
@@ -151,6 +153,30 @@ struct ue_value {
 };
 
 /**
+ * struct ue_loss - what became of an event's records (ue_event_loss())
+ * @written: records written while a consumer was attached
+ * @lost_ftrace: records an ftrace buffer (the top level one or an
+ *	instance) refused, full in non-overwrite mode or with recording off;
+ *	one per buffer that refused
+ * @lost_perf: records a perf ring buffer had no room for, or that perf
+ *	could not take on a CPU at the time; one per perf event or CPU
+ * @lost_fault: records whose payload could not be read (the write failed
+ *	with -EFAULT), lost to every consumer
+ * @lost_size: records larger than a consumer takes; one per consumer
+ *
+ * The counters are the event's, for all its writers in all processes,
+ * since the event was created.  A counter the kernel does not report
+ * reads 0.
+ */
+struct ue_loss {
+	uint64_t written;
+	uint64_t lost_ftrace;
+	uint64_t lost_perf;
+	uint64_t lost_fault;
+	uint64_t lost_size;
+};
+
+/**
  * ue_find_tracefs() - locate the tracefs mount
  * @buf: receives the directory
  * @len: size of @buf
@@ -198,15 +224,46 @@ const char *ue_session_tracefs(const struct ue_session *s);
  * ue_session_fd() - the user_events_data file descriptor of a session
  * @s: the session
  *
+ * An event loop watches it for POLLIN (EPOLLIN) once an event of the
+ * session is registered with %UE_FLAG_NOTIFY in effect, and then calls
+ * ue_session_wait() with a timeout of 0.  Until then the descriptor is
+ * always ready: do not watch it.
+ *
  * Return: the descriptor, owned by the session.
  */
 int ue_session_fd(const struct ue_session *s);
 
 /**
+ * ue_session_wait() - wait until an event's enable state changes
+ * @s: the session
+ * @timeout_ms: as for poll(2): -1 waits without limit, 0 not at all
+ * @changes: receives the number of changes since the last call
+ *
+ * Waits until an event registered on @s with %UE_FLAG_NOTIFY in effect
+ * changes its enable state (its first tracer attaches, its last one
+ * leaves), then takes the count of such changes of all those events,
+ * which starts again from 0.  The count says how often, not which event
+ * nor in which direction: test each event with ue_enabled().
+ * Registering an event is not a change: test ue_enabled() after
+ * ue_register() before waiting.
+ *
+ * Only one thread at a time should wait on, or read, a session: another
+ * reader can take the count between the wake-up and the read, and the
+ * call then blocks until the next change, whatever @timeout_ms.
+ *
+ * Return: 0, -ETIMEDOUT, -EINTR (a signal), -EOPNOTSUPP (no event of @s
+ * was ever registered with %UE_FLAG_NOTIFY in effect, or the kernel does
+ * not know it: see ue_event_dropped_flags()), -EINVAL (NULL arguments),
+ * or another negative errno.
+ */
+int ue_session_wait(struct ue_session *s, int timeout_ms, uint64_t *changes);
+
+/**
  * ue_register() - register an event from a command string
  * @s: the session
  * @command: "name[ field[; field]...]", e.g. "req u32 id; __rel_loc char[] url"
- * @flags: %UE_FLAG_PERSIST, %UE_FLAG_MULTI_FORMAT, %UE_FLAG_STRICT
+ * @flags: %UE_FLAG_PERSIST, %UE_FLAG_MULTI_FORMAT, %UE_FLAG_NOTIFY,
+ *	%UE_FLAG_STRICT
  * @out: receives the event
  *
  * The command goes to the kernel as given; the library only reads it to
@@ -217,9 +274,10 @@ int ue_session_fd(const struct ue_session *s);
  * be written with ue_write_raw() only.
  *
  * If the kernel rejects the registration with EINVAL while flags are set
- * and %UE_FLAG_STRICT is not, it is retried without
- * %UE_FLAG_MULTI_FORMAT, then without any flag (kernels before 6.10 / 6.6
- * do not know them); ue_event_dropped_flags() reports what was dropped.
+ * and %UE_FLAG_STRICT is not, it is retried without %UE_FLAG_NOTIFY,
+ * then without %UE_FLAG_MULTI_FORMAT, then without any flag (kernels
+ * without the extension, before 6.10, before 6.6 do not know them);
+ * ue_event_dropped_flags() reports what was dropped.
  *
  * Registrations are made under a library-wide mutex; writes take no lock.
  * After fork() the child has its own copy of every registration (the
@@ -318,6 +376,20 @@ uint32_t ue_event_write_index(const struct ue_event *e);
  * Return: the number of fields, i.e. of values ue_write_values() takes.
  */
 unsigned int ue_event_field_count(const struct ue_event *e);
+
+/**
+ * ue_event_loss() - the event's counts of written and lost records
+ * @e: the event
+ * @out: receives the counts (see &struct ue_loss)
+ *
+ * Records a consumer chose not to take (filters, pid filters, a
+ * soft-disabled event, triggers) and the decisions of BPF programs are
+ * not lost and not counted.  Perf's losses are read from perf when asked.
+ *
+ * Return: 0, -EOPNOTSUPP (the kernel has no loss counts), -EINVAL (NULL
+ * arguments), or another negative errno.
+ */
+int ue_event_loss(const struct ue_event *e, struct ue_loss *out);
 
 /**
  * ue_event_tracepoint() - "system/name" of the event in tracefs

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libuser_events: every public function, its error paths, the flag
- * fallback for older kernels, fork and threads, on the running kernel.
+ * fallback for older kernels, fork and threads, on the running kernel;
+ * the argument checks and the answers to older kernels also without one
+ * (fixture nokernel).
  *
  * Linked with libuser_events.a; old_kernel.o stands in for the library's
- * ioctls, and the mount table parser is reached through internal.h.
+ * ioctls, poll and read, and the mount table parser is reached through
+ * internal.h.
  * The test's own view of tracefs (a few files read and written) is below;
  * it uses nothing of the library, so that it can judge it.
  */
@@ -35,6 +38,8 @@
 #define SYS		USER_EVENTS_SYSTEM "/"
 #define LIB_MNT		"/tmp/uet lib mnt"
 #define LIB_MOUNTS	"/tmp/uet_lib_mounts"
+#define FAKE_DIR	"/tmp/uet_lib_fake"
+#define FAKE_DATA	FAKE_DIR "/user_events_data"
 #define WAIT_SECS	10
 #define THREADS		8
 #define THREAD_WRITES	50
@@ -862,6 +867,223 @@ TEST_F(lib, flag_fallback)
 	EXPECT_EQ(both, ue_event_flags(e));
 	EXPECT_EQ(0, ue_event_dropped_flags(e));
 	EXPECT_EQ(0, ue_event_close(e));
+}
+
+/*
+ * An event registered with NOTIFY wakes its session at each change of
+ * its enable state, not at its registration; a session without such an
+ * event has nothing to wait for.
+ */
+TEST_F(lib, notify)
+{
+	const char *tp = SYS "uet_lib_notify";
+	struct ue_session *s2;
+	struct ue_event *e, *plain;
+	uint64_t n = 0;
+
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_notify u32 a",
+				 UE_FLAG_NOTIFY, &e));
+	if (ue_event_dropped_flags(e) & UE_FLAG_NOTIFY) {
+		EXPECT_EQ(-EOPNOTSUPP, ue_session_wait(self->s, 0, &n));
+		EXPECT_EQ(0, ue_event_close(e));
+		SKIP(return, "the kernel has no USER_EVENT_REG_NOTIFY");
+	}
+	EXPECT_EQ(UE_FLAG_NOTIFY, ue_event_flags(e));
+	EXPECT_EQ(-ETIMEDOUT, ue_session_wait(self->s, 0, &n));
+
+	ASSERT_EQ(0, tfs_enable(tp, true));
+	EXPECT_EQ(0, ue_session_wait(self->s, WAIT_SECS * 1000, &n));
+	EXPECT_EQ(1, n);
+	EXPECT_TRUE(wait_word(e, true));
+	EXPECT_EQ(-ETIMEDOUT, ue_session_wait(self->s, 0, &n));
+
+	ASSERT_EQ(0, tfs_enable(tp, false));
+	EXPECT_EQ(0, ue_session_wait(self->s, WAIT_SECS * 1000, &n));
+	EXPECT_EQ(1, n);
+	EXPECT_TRUE(wait_word(e, false));
+
+	/* another session: its events are not registered with NOTIFY */
+	ASSERT_EQ(0, ue_session_open(NULL, &s2));
+	EXPECT_EQ(-EOPNOTSUPP, ue_session_wait(s2, 0, &n));
+	ASSERT_EQ(0, ue_register(s2, "uet_lib_notify u32 a", 0, &plain));
+	EXPECT_EQ(-EOPNOTSUPP, ue_session_wait(s2, 0, &n));
+	ue_session_close(s2);
+	EXPECT_EQ(0, ue_event_close(e));
+}
+
+/* Records written while traced are counted; nothing is lost here. */
+TEST_F(lib, loss)
+{
+	const char *tp = SYS "uet_lib_loss";
+	struct ue_loss l;
+	struct ue_event *e;
+	int ret;
+
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_loss u32 a", 0, &e));
+	memset(&l, 0xff, sizeof(l));
+	ret = ue_event_loss(e, &l);
+	if (ret == -EOPNOTSUPP) {
+		EXPECT_EQ(0, ue_event_close(e));
+		SKIP(return, "the kernel has no DIAG_IOCGLOSS");
+	}
+	ASSERT_EQ(0, ret);
+	EXPECT_EQ(0, l.written);
+	EXPECT_EQ(-EBADF, ue_write(e, 1u));
+
+	ASSERT_TRUE(enable_and_wait(tp, e));
+	EXPECT_EQ(0, ue_write(e, 1u));
+	EXPECT_EQ(0, ue_write(e, 2u));
+	ASSERT_EQ(0, ue_event_loss(e, &l));
+	EXPECT_EQ(2, l.written);
+	EXPECT_EQ(0, l.lost_ftrace);
+	EXPECT_EQ(0, l.lost_perf);
+	EXPECT_EQ(0, l.lost_fault);
+	EXPECT_EQ(0, l.lost_size);
+	EXPECT_EQ(0, tfs_enable(tp, false));
+	EXPECT_EQ(0, ue_event_close(e));
+}
+
+/* ---------------------------------------------------------------------
+ * Without a kernel: old_kernel.c plays it, on a session whose
+ * user_events_data is a plain file.
+ */
+
+FIXTURE(nokernel) {
+	struct ue_session *s;
+};
+
+FIXTURE_SETUP(nokernel)
+{
+	self->s = NULL;
+	mkdir(FAKE_DIR, 0700);
+	ASSERT_EQ(0, tfs_put(open(FAKE_DATA, O_RDWR | O_CREAT | O_CLOEXEC,
+				  0600), ""));
+	old_kernel_fake = true;
+	ASSERT_EQ(0, ue_session_open(FAKE_DIR, &self->s));
+}
+
+FIXTURE_TEARDOWN(nokernel)
+{
+	ue_session_close(self->s);
+	old_kernel_fake = false;
+	old_kernel_notify = false;
+	old_kernel_changes = 0;
+	old_kernel_loss_err = 0;
+	old_kernel_flags = ~0U;
+	memset(&old_kernel_loss, 0, sizeof(old_kernel_loss));
+	unlink(FAKE_DATA);
+	rmdir(FAKE_DIR);
+}
+
+TEST_F(nokernel, arguments)
+{
+	struct ue_event *e;
+	struct ue_loss l;
+	uint64_t n;
+
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_args u32 a", 0, &e));
+	EXPECT_EQ(-EINVAL, ue_session_wait(NULL, 0, &n));
+	EXPECT_EQ(-EINVAL, ue_session_wait(self->s, 0, NULL));
+	EXPECT_EQ(-EINVAL, ue_event_loss(NULL, &l));
+	EXPECT_EQ(-EINVAL, ue_event_loss(e, NULL));
+	EXPECT_EQ(0, ue_event_close(e));
+}
+
+/* A kernel without NOTIFY: the flag is dropped first, or fails strict. */
+TEST_F(nokernel, notify_fallback)
+{
+	unsigned int mf = UE_FLAG_MULTI_FORMAT, p = UE_FLAG_PERSIST;
+	struct ue_event *e;
+	uint64_t n;
+
+	old_kernel_flags = mf | p;
+	old_kernel_registrations = 0;
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_nf1 u32 a",
+				 UE_FLAG_NOTIFY | mf, &e));
+	EXPECT_EQ(2, old_kernel_registrations);
+	EXPECT_EQ(mf, ue_event_flags(e));
+	EXPECT_EQ(UE_FLAG_NOTIFY, ue_event_dropped_flags(e));
+	/* upstream's file: always ready, read() EINVAL */
+	EXPECT_EQ(-EOPNOTSUPP, ue_session_wait(self->s, 0, &n));
+	EXPECT_EQ(0, ue_event_close(e));
+
+	old_kernel_registrations = 0;
+	EXPECT_EQ(-EINVAL, ue_register(self->s, "uet_lib_nf2 u32 a",
+				       UE_FLAG_NOTIFY | UE_FLAG_STRICT, &e));
+	EXPECT_EQ(1, old_kernel_registrations);
+
+	/* before 6.6: NOTIFY, then every flag */
+	old_kernel_flags = 0;
+	old_kernel_registrations = 0;
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_nf3 u32 a",
+				 UE_FLAG_NOTIFY | p, &e));
+	EXPECT_EQ(3, old_kernel_registrations);
+	EXPECT_EQ(0, ue_event_flags(e));
+	EXPECT_EQ(UE_FLAG_NOTIFY | p, ue_event_dropped_flags(e));
+	EXPECT_EQ(0, ue_event_close(e));
+}
+
+TEST_F(nokernel, wait)
+{
+	struct ue_event *e;
+	uint64_t n = 77;
+
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_wait u32 a",
+				 UE_FLAG_NOTIFY | UE_FLAG_STRICT, &e));
+	EXPECT_EQ(UE_FLAG_NOTIFY, ue_event_flags(e));
+	EXPECT_EQ(-ETIMEDOUT, ue_session_wait(self->s, 0, &n));
+	EXPECT_EQ(77, n);
+
+	old_kernel_changes = 3;
+	EXPECT_EQ(0, ue_session_wait(self->s, 0, &n));
+	EXPECT_EQ(3, n);
+	EXPECT_EQ(-ETIMEDOUT, ue_session_wait(self->s, 0, &n));
+	EXPECT_EQ(0, ue_event_close(e));
+}
+
+TEST_F(nokernel, loss)
+{
+	struct ue_event *e, *e2;
+	struct ue_loss l;
+
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_lo1 u32 a", 0, &e));
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_lo2 u32 a", 0, &e2));
+
+	/* a kernel without it: ENOTTY */
+	old_kernel_loss_err = ENOTTY;
+	EXPECT_EQ(-EOPNOTSUPP, ue_event_loss(e, &l));
+	old_kernel_loss_err = ENOENT;
+	EXPECT_EQ(-ENOENT, ue_event_loss(e, &l));
+	old_kernel_loss_err = 0;
+
+	old_kernel_loss = (struct user_loss){
+		.size = sizeof(struct user_loss), .written = 10,
+		.lost_ftrace = 1, .lost_perf = 2, .lost_fault = 3,
+		.lost_size = 4,
+	};
+	memset(&l, 0xff, sizeof(l));
+	ASSERT_EQ(0, ue_event_loss(e2, &l));
+	EXPECT_EQ(sizeof(struct user_loss), old_kernel_asked.size);
+	EXPECT_EQ(ue_event_write_index(e2), old_kernel_asked.write_index);
+	EXPECT_EQ(10, l.written);
+	EXPECT_EQ(1, l.lost_ftrace);
+	EXPECT_EQ(2, l.lost_perf);
+	EXPECT_EQ(3, l.lost_fault);
+	EXPECT_EQ(4, l.lost_size);
+
+	/* a kernel that knows fewer counters: the others read 0 */
+	old_kernel_loss.size = 24;
+	memset(&l, 0xff, sizeof(l));
+	ASSERT_EQ(0, ue_event_loss(e, &l));
+	EXPECT_EQ(ue_event_write_index(e), old_kernel_asked.write_index);
+	EXPECT_EQ(10, l.written);
+	EXPECT_EQ(1, l.lost_ftrace);
+	EXPECT_EQ(0, l.lost_perf);
+	EXPECT_EQ(0, l.lost_fault);
+	EXPECT_EQ(0, l.lost_size);
+
+	EXPECT_EQ(0, ue_event_close(e));
+	EXPECT_EQ(0, ue_event_close(e2));
 }
 
 /* --------------------------------------------------------------------- */

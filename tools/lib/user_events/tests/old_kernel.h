@@ -2,13 +2,34 @@
 /*
  * old_kernel.c replaces the library's sys.o in lib_test: its registration
  * ioctl refuses the flags a test says the kernel does not know, as
- * kernels before 6.6 (PERSIST) and 6.10 (MULTI_FORMAT) do.
+ * kernels before 6.6 (PERSIST) and 6.10 (MULTI_FORMAT) and without the
+ * extensions (NOTIFY) do.  A test may also have it play a whole kernel
+ * (old_kernel_fake), so that it runs where there is no user_events.
  */
 #ifndef _UEL_TEST_OLD_KERNEL_H
 #define _UEL_TEST_OLD_KERNEL_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "internal.h"
+
 /* Flags the played kernel knows (default: all); registrations counted */
 extern unsigned int old_kernel_flags;
 extern int old_kernel_registrations;
+
+/*
+ * Play the kernel instead of calling it: registrations succeed (with the
+ * flags above), poll() and read() follow old_kernel_changes as they do
+ * on a file with NOTIFY registrations and are upstream's otherwise,
+ * DIAG_IOCGLOSS fails with old_kernel_loss_err or fills
+ * old_kernel_loss.size bytes of old_kernel_loss.  old_kernel_asked is
+ * the last struct user_loss the library passed.
+ */
+extern bool old_kernel_fake;
+extern bool old_kernel_notify;
+extern uint64_t old_kernel_changes;
+extern int old_kernel_loss_err;
+extern struct user_loss old_kernel_loss, old_kernel_asked;
 
 #endif
