@@ -2,37 +2,54 @@
 /*
  * Minimal user_events producer.
  *
- * Registers the event "example u32 count; char[16] msg", waits until a
- * tracer (ftrace, perf, ...) enables it, then writes a few events and
- * unregisters.
+ * Registers the event "example u32 count; char[16] msg" and the rundown
+ * event "example_rundown u32 pid; u32 count", waits until a tracer
+ * (ftrace, perf, ...) enables example, then writes a few events,
+ * prints the loss counts of example and unregisters.  Whenever a tracer
+ * has attached to example_rundown meanwhile, the sample writes its
+ * rundown: what a tracer that starts late needs to know.
+ *
+ * The events are registered with USER_EVENT_REG_NOTIFY, so that the
+ * sample sleeps in poll() on user_events_data until their enable state
+ * changes, and writes the rundown after each wake-up that finds
+ * example_rundown enabled.  A kernel without that flag fails the
+ * registration with EINVAL; the sample then registers without it, looks
+ * at its bits every millisecond and writes the rundown when the bit of
+ * example_rundown went from clear to set.
  *
  * Usage: example [-n COUNT] [-d DELAY_MS]
  *
- * -d waits DELAY_MS before each write, e.g. to give a tracer that just
- * enabled the event time to finish attaching.
+ * -d waits DELAY_MS before each write, the rundown included, e.g. to give
+ * a tracer that just enabled the event time to finish attaching (perf
+ * attaches before it enables its events).
  */
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/uio.h>
 #include <linux/user_events.h>
 
 #define ENABLE_BIT	31
-#define WAIT_MS		60000
+#define RUNDOWN_BIT	30
+#define WAIT_S		60
 #define MSG_LEN		16
+#define EXAMPLE_CMD	"example u32 count; char[16] msg"
+#define RUNDOWN_CMD	"example_rundown u32 pid; u32 count"
 
-/* Updated by the kernel when the event is enabled or disabled. */
+/* Updated by the kernel when the events are enabled or disabled. */
 static __u32 enabled;
 
 /* One load and one bit test; the load is not cached by the compiler. */
-static int event_enabled(void)
+static int event_enabled(int bit)
 {
-	return __atomic_load_n(&enabled, __ATOMIC_RELAXED) & (1U << ENABLE_BIT);
+	return __atomic_load_n(&enabled, __ATOMIC_RELAXED) & (1U << bit);
 }
 
 static int tracefs_path(char *buf, size_t len)
@@ -59,15 +76,17 @@ static int tracefs_path(char *buf, size_t len)
 		-1 : 0;
 }
 
-static int register_event(int fd, __u32 *write_index)
+static int register_event(int fd, const char *cmd, int bit, __u16 flags,
+			  __u32 *write_index)
 {
 	struct user_reg reg = {0};
 
 	reg.size = sizeof(reg);
-	reg.enable_bit = ENABLE_BIT;
+	reg.enable_bit = bit;
 	reg.enable_size = sizeof(enabled);
+	reg.flags = flags;
 	reg.enable_addr = (__u64)(unsigned long)&enabled;
-	reg.name_args = (__u64)(unsigned long)"example u32 count; char[16] msg";
+	reg.name_args = (__u64)(unsigned long)cmd;
 
 	if (ioctl(fd, DIAG_IOCSREG, &reg) == -1)
 		return -1;
@@ -76,23 +95,101 @@ static int register_event(int fd, __u32 *write_index)
 	return 0;
 }
 
-static int unregister_event(int fd)
+static int unregister_event(int fd, int bit)
 {
 	struct user_unreg unreg = {0};
 
 	unreg.size = sizeof(unreg);
-	unreg.disable_bit = ENABLE_BIT;
+	unreg.disable_bit = bit;
 	unreg.disable_addr = (__u64)(unsigned long)&enabled;
 
 	return ioctl(fd, DIAG_IOCSUNREG, &unreg);
 }
 
+static void unregister_all(int fd)
+{
+	unregister_event(fd, ENABLE_BIT);
+	unregister_event(fd, RUNDOWN_BIT);
+}
+
+/* A tracer may have attached to example_rundown since the last rundown. */
+static int rundown_pending = 1;
+
+/*
+ * Wait up to @timeout_ms for a change of the enable states: in poll()
+ * until the kernel wakes the file, or, without USER_EVENT_REG_NOTIFY, a
+ * millisecond and a look at the bit.
+ */
+static void wait_change(int fd, int notify, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	__u64 changes;
+
+	if (!notify) {
+		if (timeout_ms)
+			usleep(1000);
+		if (!event_enabled(RUNDOWN_BIT))
+			rundown_pending = 1;
+		return;
+	}
+	if (poll(&pfd, 1, timeout_ms) == 1 && (pfd.revents & POLLIN) &&
+	    read(fd, &changes, sizeof(changes)) == sizeof(changes)) {
+		printf("woken: %llu enable change(s)\n",
+		       (unsigned long long)changes);
+		/* The count says neither which event changed nor how. */
+		rundown_pending = 1;
+	}
+}
+
+/* Write the rundown: what a tracer that starts late needs to know. */
+static void rundown(int fd, __u32 write_index, __u32 count, int delay_ms)
+{
+	__u32 pid = getpid();
+	struct iovec io[3] = {
+		{ &write_index, sizeof(write_index) },
+		{ &pid, sizeof(pid) },
+		{ &count, sizeof(count) },
+	};
+
+	if (!rundown_pending || !event_enabled(RUNDOWN_BIT))
+		return;
+	rundown_pending = 0;
+	if (delay_ms > 0)
+		usleep(delay_ms * 1000);
+	if (writev(fd, io, 3) == -1)
+		perror("writev example_rundown");
+	else
+		printf("wrote example_rundown pid=%u count=%u\n", pid, count);
+}
+
+static void print_loss(int fd, __u32 write_index)
+{
+	struct user_loss loss = {0};
+
+	loss.size = sizeof(loss);
+	loss.write_index = write_index;
+	if (ioctl(fd, DIAG_IOCGLOSS, &loss) == -1) {
+		/* ENOTTY: a kernel without loss counts */
+		if (errno != ENOTTY)
+			perror("DIAG_IOCGLOSS");
+		return;
+	}
+	printf("example: written %llu, lost: ftrace %llu perf %llu fault %llu size %llu\n",
+	       (unsigned long long)loss.written,
+	       (unsigned long long)loss.lost_ftrace,
+	       (unsigned long long)loss.lost_perf,
+	       (unsigned long long)loss.lost_fault,
+	       (unsigned long long)loss.lost_size);
+}
+
 int main(int argc, char **argv)
 {
 	char path[4096], msg[MSG_LEN];
-	__u32 write_index, count;
+	__u32 write_index, rundown_index, count;
+	__u16 flags = USER_EVENT_REG_NOTIFY;
 	struct iovec io[3];
-	int fd, opt, n = 10, delay_ms = 0, waited;
+	int fd, opt, n = 10, delay_ms = 0, ret;
+	time_t end;
 
 	while ((opt = getopt(argc, argv, "n:d:")) != -1) {
 		switch (opt) {
@@ -114,28 +211,47 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	/* O_RDWR: read() takes the count of enable changes */
 	fd = open(path, O_RDWR);
 	if (fd < 0) {
 		perror(path);
 		return 1;
 	}
 
-	if (register_event(fd, &write_index) < 0) {
+	/* A kernel without USER_EVENT_REG_NOTIFY fails it with EINVAL. */
+	ret = register_event(fd, EXAMPLE_CMD, ENABLE_BIT, flags, &write_index);
+	if (ret < 0 && errno == EINVAL) {
+		flags = 0;
+		ret = register_event(fd, EXAMPLE_CMD, ENABLE_BIT, flags,
+				     &write_index);
+	}
+	if (ret == 0)
+		ret = register_event(fd, RUNDOWN_CMD, RUNDOWN_BIT, flags,
+				     &rundown_index);
+	if (ret < 0) {
 		perror("DIAG_IOCSREG");
+		unregister_all(fd);
 		return 1;
 	}
 
-	printf("registered example, write_index %u\n", write_index);
+	printf("registered example, write_index %u%s\n", write_index,
+	       flags ? ", woken on enable changes" : "");
 	printf("waiting for the enable bit\n");
 	fflush(stdout);
 
-	for (waited = 0; !event_enabled(); waited++) {
-		if (waited >= WAIT_MS) {
+	/* Registering is no change: a tracer may be attached already. */
+	end = time(NULL) + WAIT_S;
+	for (;;) {
+		rundown(fd, rundown_index, 0, delay_ms);
+		if (event_enabled(ENABLE_BIT))
+			break;
+		if (time(NULL) >= end) {
 			fprintf(stderr, "timed out waiting for the enable bit\n");
-			unregister_event(fd);
+			unregister_all(fd);
 			return 1;
 		}
-		usleep(1000);
+		wait_change(fd, flags, 1000);
+		fflush(stdout);
 	}
 
 	io[0].iov_base = &write_index;
@@ -146,6 +262,8 @@ int main(int argc, char **argv)
 	io[2].iov_len = sizeof(msg);
 
 	for (count = 1; count <= (__u32)n; count++) {
+		wait_change(fd, flags, 0);
+		rundown(fd, rundown_index, count - 1, delay_ms);
 		if (delay_ms > 0)
 			usleep(delay_ms * 1000);
 
@@ -154,13 +272,16 @@ int main(int argc, char **argv)
 
 		if (writev(fd, io, 3) == -1) {
 			perror("writev");
-			unregister_event(fd);
+			unregister_all(fd);
 			return 1;
 		}
 		printf("wrote example count=%u msg=\"%s\"\n", count, msg);
 	}
 
-	if (unregister_event(fd) < 0) {
+	print_loss(fd, write_index);
+
+	if (unregister_event(fd, ENABLE_BIT) < 0 ||
+	    unregister_event(fd, RUNDOWN_BIT) < 0) {
 		perror("DIAG_IOCSUNREG");
 		return 1;
 	}
