@@ -4104,15 +4104,16 @@ static int uev_status_show(struct seq_file *m, void *unused)
 	return 0;
 }
 
-static int uev_status_open(struct inode *inode, struct file *file)
+/* The read-only files: the inode's data is the file's show function. */
+static int uev_show_open(struct inode *inode, struct file *file)
 {
 	int ret = tracing_check_open_get_tr(NULL);
 
-	return ret ? ret : single_open(file, uev_status_show, NULL);
+	return ret ? ret : single_open(file, inode->i_private, NULL);
 }
 
-static const struct file_operations uev_status_fops = {
-	.open		= uev_status_open,
+static const struct file_operations uev_show_fops = {
+	.open		= uev_show_open,
 	.read		= seq_read,
 	.llseek		= seq_lseek,
 	.release	= single_release,
@@ -4144,20 +4145,6 @@ static int uev_loss_show(struct seq_file *m, void *unused)
 	}
 	return 0;
 }
-
-static int uev_loss_open(struct inode *inode, struct file *file)
-{
-	int ret = tracing_check_open_get_tr(NULL);
-
-	return ret ? ret : single_open(file, uev_loss_show, NULL);
-}
-
-static const struct file_operations uev_loss_fops = {
-	.open		= uev_loss_open,
-	.read		= seq_read,
-	.llseek		= seq_lseek,
-	.release	= single_release,
-};
 
 /* ---------------------------------------------------------------------
  * dynamic_events: "u:NAME fields" creates a persistent event
@@ -4310,9 +4297,9 @@ static int __init uev_init(void)
 	if (!trace_create_file("user_events_data", TRACE_MODE_WRITE, NULL,
 			       NULL, &uev_data_fops) ||
 	    !trace_create_file("user_events_status", TRACE_MODE_READ, NULL,
-			       NULL, &uev_status_fops) ||
+			       uev_status_show, &uev_show_fops) ||
 	    !trace_create_file("user_events_loss", TRACE_MODE_READ, NULL,
-			       NULL, &uev_loss_fops))
+			       uev_loss_show, &uev_show_fops))
 		pr_warn("cannot create tracefs files\n");
 	register_sysctl_init("kernel", uev_sysctls);
 	return 0;
