@@ -2514,30 +2514,30 @@ static bool uev_is_persistent(const struct user_event *ev)
  * The fields as the trace core wants them: it lays them out packed after
  * the common fields (align 1) and shows char[N] with its length.
  */
-static struct trace_event_fields *uev_fields_alloc(const struct uev_format *fmt)
+static int uev_define_fields(struct trace_event_call *call)
 {
-	struct trace_event_fields *arr;
-	int i;
+	const struct uev_format *fmt = ((struct user_event *)call->data)->fmt;
+	int i, ret;
 
-	arr = kcalloc(fmt->nr_fields + 1, sizeof(*arr), GFP_KERNEL_ACCOUNT);
-	if (!arr)
-		return NULL;
 	for (i = 0; i < fmt->nr_fields; i++) {
 		const struct uev_field *f = &fmt->fields[i];
-		const struct trace_event_fields tf = {
-			.type		= f->type,
-			.name		= f->name,
-			.size		= f->size,
-			.align		= 1,
-			.is_signed	= f->is_signed,
-			.filter_type	= FILTER_OTHER,
-			.len		= f->kind == UEV_FIELD_ARRAY ? f->size : 0,
-		};
 
-		memcpy(&arr[i], &tf, sizeof(tf));
+		ret = trace_define_field_ext(call, f->type, f->name,
+					     sizeof(struct trace_entry) + f->offset,
+					     f->size, f->is_signed, FILTER_OTHER,
+					     f->kind == UEV_FIELD_ARRAY ? f->size : 0,
+					     0);
+		if (ret)
+			return ret;
 	}
-	return arr;
+	return 0;
 }
+
+/* The fields of every user event: its format's, whenever asked. */
+static struct trace_event_fields uev_fields_array[] = {
+	{ .type = TRACE_FUNCTION_TYPE, .define_fields = uev_define_fields },
+	{}
+};
 
 static enum print_line_t uev_print_trace(struct trace_iterator *iter,
 					 int flags, struct trace_event *event)
@@ -2686,6 +2686,7 @@ static struct user_event *uev_event_alloc(struct uev_group *g,
 	ev->class.system = (flags & USER_EVENT_REG_MULTI_FORMAT) ?
 			   g->system_multi : g->system;
 	ev->class.reg = uev_event_reg;
+	ev->class.fields_array = uev_fields_array;
 	ev->class.probe = uev_ftrace_probe;
 #ifdef CONFIG_PERF_EVENTS
 	ev->class.perf_probe = uev_perf_probe;
@@ -2765,12 +2766,8 @@ static void uev_reap(struct work_struct *work)
 	mutex_unlock(&event_mutex);
 }
 
-/* What class.fields_array holds once the trace core has read it. */
-static struct trace_event_fields uev_fields_none[1];
-
 static int uev_event_register(struct user_event *ev)
 {
-	struct trace_event_fields *fields __free(kfree) = NULL;
 	int ret;
 
 	lockdep_assert_held(&event_mutex);
@@ -2781,19 +2778,9 @@ static int uev_event_register(struct user_event *ev)
 	ret = uev_event_charge(ev);
 	if (ret)
 		return ret;
-	fields = uev_fields_alloc(ev->fmt);
-	if (!fields)
-		return -ENOMEM;
 	if (!register_trace_event(&ev->call.event))
 		return -ENODEV;
-	/*
-	 * trace_add_event_call() builds the event's field list from the
-	 * array, and nothing reads the array again: free it (96 bytes or
-	 * more per event).
-	 */
-	ev->class.fields_array = fields;
 	ret = trace_add_event_call(&ev->call);
-	ev->class.fields_array = uev_fields_none;
 	if (ret) {
 		unregister_trace_event(&ev->call.event);
 		return ret;
