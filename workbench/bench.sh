@@ -17,8 +17,8 @@
 #   BENCH_REPS=5       measurements per workload and boot
 #   BENCH_SCALE=1      multiplies every loop count
 #   BENCH_ONLY='...'   uebench -o groups (write perf peers disabled reg
-#                      toggle toggle_many fork forkrace mem), hostile and
-#                      profile; default all
+#                      toggle toggle_many fork forkrace mem notify
+#                      dropped), hostile and profile; default all
 #   BENCH_HOSTILE='UE_HOSTILE_PROCS=64 UE_HOSTILE_ENABLERS=65536 UE_HOSTILE_SECS=10'
 #                      the scale of hostile
 #   VM_SMP=1           vCPUs of the bench boots

@@ -20,12 +20,14 @@
  *	-r: measurements per workload (default 5)
  *	-s: multiplies every loop count (default 1)
  *	-o: run only the workload groups named (write, perf, peers,
- *	    disabled, reg, toggle, toggle_many, fork, forkrace, mem;
- *	    profile runs only when named)
+ *	    disabled, reg, toggle, toggle_many, fork, forkrace, mem,
+ *	    notify, dropped; profile runs only when named)
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -39,6 +41,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/utsname.h>
@@ -59,6 +62,7 @@
 /* other processes of the enable toggle, registrations of the fork bench */
 #define MAX_OTHERS	1000
 
+typedef __u16 u16;
 typedef __u32 u32;
 typedef __u64 u64;
 
@@ -156,20 +160,35 @@ static int data_open(void)
 	return fd;
 }
 
-/* Register @cmd with its enable bit @bit of the u32 at @word. */
-static int ue_reg(int fd, const char *cmd, u32 *word, int bit)
+/*
+ * Register @cmd with its enable bit @bit of the u32 at @word and the
+ * registration flags @flags: the write index, or -1 with errno set.
+ */
+static int ue_reg_flags(int fd, const char *cmd, u32 *word, int bit,
+			u16 flags)
 {
 	struct user_reg reg = {
 		.size = sizeof(reg),
 		.enable_bit = bit,
 		.enable_size = sizeof(*word),
+		.flags = flags,
 		.enable_addr = (uintptr_t)word,
 		.name_args = (uintptr_t)cmd,
 	};
 
 	if (ioctl(fd, DIAG_IOCSREG, &reg) < 0)
-		die("DIAG_IOCSREG '%s'", cmd);
+		return -1;
 	return reg.write_index;
+}
+
+/* Register @cmd with its enable bit @bit of the u32 at @word. */
+static int ue_reg(int fd, const char *cmd, u32 *word, int bit)
+{
+	int idx = ue_reg_flags(fd, cmd, word, bit, 0);
+
+	if (idx < 0)
+		die("DIAG_IOCSREG '%s'", cmd);
+	return idx;
 }
 
 static void ue_unreg(int fd, u32 *word, int bit)
@@ -1184,6 +1203,406 @@ static void wl_mem(void)
 }
 
 /*
+ * 7c. notify: a tracer's toggle of an event while files wait for enable
+ * changes (USER_EVENT_REG_NOTIFY) of other events, and while they wait
+ * for those of the toggled one: what the toggle costs the tracer (the
+ * kernel wakes the files from a work item) and how soon the waiters run.
+ * Upstream refuses the flag (EINVAL): nothing is printed there.
+ */
+#define NT_HELD		1000	/* NOTIFY registrations of the holder */
+#define NT_WAITERS	100	/* processes waiting in poll() */
+#define NT_NAME		"uebench_nt"
+#define NT_CMD		NT_NAME " u32 v"
+
+/* when each waiter last returned from poll(), shared with the tracer */
+static u64 *nt_woken;
+
+/* One process: NT_HELD NOTIFY registrations of as many events, one file. */
+static void nt_holder(int i, struct others *o, const char *unused)
+{
+	static u32 words[NT_HELD];
+	char cmd[64], b = 0;
+	int fd, k;
+
+	(void)i;
+	(void)unused;
+	close(o->go[1]);
+	close(o->ready[0]);
+	fd = data_open();
+	for (k = 0; k < NT_HELD; k++) {
+		snprintf(cmd, sizeof(cmd), "uebench_nh%d u32 v", k);
+		if (ue_reg_flags(fd, cmd, &words[k], 0,
+				 USER_EVENT_REG_NOTIFY) < 0)
+			die("DIAG_IOCSREG '%s'", cmd);
+	}
+	if (write(o->ready[1], &b, 1) != 1)
+		die("ready");
+	while (read(o->go[0], &b, 1) < 0 && errno == EINTR)
+		;
+	_exit(0);
+}
+
+/*
+ * A waiter: a NOTIFY registration of @cmd on a file of its own, then a
+ * ready byte just before each poll() of that file; after each return, the
+ * time in nt_woken[@i] and a read() that takes the count of changes.
+ * Leaves when the parent closes go[1].
+ */
+static void nt_waiter(int i, struct others *o, const char *cmd)
+{
+	struct pollfd pfd[2];
+	static u32 word;
+	u64 changes;
+	char b = 0;
+
+	close(o->go[1]);
+	close(o->ready[0]);
+	pfd[0].fd = data_open();
+	pfd[0].events = POLLIN;
+	pfd[1].fd = o->go[0];
+	pfd[1].events = POLLIN;
+	if (ue_reg_flags(pfd[0].fd, cmd, &word, 0, USER_EVENT_REG_NOTIFY) < 0)
+		die("DIAG_IOCSREG '%s'", cmd);
+	for (;;) {
+		if (write(o->ready[1], &b, 1) != 1)
+			die("ready");
+		while (poll(pfd, 2, -1) < 0)
+			if (errno != EINTR)
+				die("poll");
+		nt_woken[i] = now_ns();
+		if (pfd[1].revents)
+			_exit(0);
+		if (read(pfd[0].fd, &changes, sizeof(changes)) !=
+		    sizeof(changes))
+			die("read the changes");
+	}
+}
+
+/* A registration of @cmd without NOTIFY, until the parent closes go[1]. */
+static void nt_plain(int i, struct others *o, const char *cmd)
+{
+	static u32 word;
+	char b = 0;
+
+	(void)i;
+	close(o->go[1]);
+	close(o->ready[0]);
+	ue_reg(data_open(), cmd, &word, 0);
+	if (write(o->ready[1], &b, 1) != 1)
+		die("ready");
+	while (read(o->go[0], &b, 1) < 0 && errno == EINTR)
+		;
+	_exit(0);
+}
+
+/* Read @nr ready bytes. */
+static void nt_wait_ready(struct others *o, int nr)
+{
+	char buf[NT_WAITERS + 1];
+	ssize_t got;
+
+	while (nr > 0) {
+		got = read(o->ready[0], buf, nr < (int)sizeof(buf) ?
+			   nr : (int)sizeof(buf));
+		if (got <= 0)
+			die("a child did not get ready");
+		nr -= got;
+	}
+}
+
+/* Fork children running @fn until @o has @want, each ready once. */
+static void nt_spawn(struct others *o, int want,
+		     void (*fn)(int, struct others *, const char *),
+		     const char *cmd)
+{
+	int first = o->nr;
+
+	fflush(stdout);
+	while (o->nr < want) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			die("fork");
+		if (!pid)
+			fn(o->nr, o, cmd);
+		o->pid[o->nr++] = pid;
+	}
+	nt_wait_ready(o, want - first);
+}
+
+/* CPU time of this thread: what it ran itself, not who ran meanwhile */
+static u64 cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/*
+ * Toggle the event of the enable file @path while the waiters 0 to @nr - 1
+ * of @o wait for its changes (none: @nr 0); the means of n toggles, under
+ * @key: the guest time of the enable write() (<key>_en), this thread's CPU
+ * time around it (<key>_cpu: on one vCPU the tasks the toggle wakes may
+ * run before the write() returns to the tracer) and from just before it
+ * to the first and to the last waiter's return from poll() (<key>_first,
+ * <key>_last). The disable is waited for, not measured.
+ */
+static void nt_wake_measure(const char *path, struct others *o, int nr,
+			    const char *key)
+{
+	u64 c0, c1, t0, t1, t, first, last, sw, sc, sf, sl;
+	int efd, r, i, k, n = scaled(10);
+
+	efd = open(path, O_WRONLY | O_CLOEXEC);
+	if (efd < 0)
+		die("open %s", path);
+	for (r = -1; r < reps; r++) {
+		sw = 0;
+		sc = 0;
+		sf = 0;
+		sl = 0;
+		for (i = 0; i < n; i++) {
+			/* every waiter wrote its byte: let them all block */
+			grace_period();
+			c0 = cpu_ns();
+			t0 = now_ns();
+			if (write(efd, "1", 1) != 1)
+				die("enable");
+			t1 = now_ns();
+			c1 = cpu_ns();
+			nt_wait_ready(o, nr);
+			first = UINT64_MAX;
+			last = 0;
+			for (k = 0; k < nr; k++) {
+				t = READ_ONCE(nt_woken[k]);
+				if (t < t0) {
+					errno = 0;
+					die("waiter %d returned before the enable", k);
+				}
+				if (t < first)
+					first = t;
+				if (t > last)
+					last = t;
+			}
+			sw += t1 - t0;
+			sc += c1 - c0;
+			if (nr) {
+				sf += first - t0;
+				sl += last - t0;
+			}
+			if (write(efd, "0", 1) != 1)
+				die("disable");
+			nt_wait_ready(o, nr);
+		}
+		if (r < 0)	/* warm-up */
+			continue;
+		printf("V %s_en %.1f\n", key, (double)sw / n);
+		printf("V %s_cpu %.1f\n", key, (double)sc / n);
+		if (!nr)
+			continue;
+		printf("V %s_first %.1f\n", key, (double)sf / n);
+		printf("V %s_last %.1f\n", key, (double)sl / n);
+	}
+	fflush(stdout);
+	close(efd);
+}
+
+static void wl_notify(void)
+{
+	/* pieces of the labels, too long for a line in one piece */
+	static const char en[] = "enable write() alone";
+	static const char dis[] = "disable write() alone";
+	static const char held[] =
+		"NOTIFY registrations of other events on one file";
+	static const char pollers[] =
+		"processes in poll() on files of their own with a NOTIFY registration of";
+	static const char cpu[] =
+		"the tracer's own CPU time around the enable write()";
+	static const char one_cpu[] =
+		"on one vCPU the work item and the woken waiters run before the write() returns";
+	static const char since[] =
+		"guest ns from just before the enable write()";
+	static struct others o;
+	u32 *word = &enable_words[0];
+	char path[256];
+	int fd;
+
+	write_file(TRACEFS "/dynamic_events", "u:" NT_CMD);
+	/*
+	 * The probe on a file of its own: a file keeps watching an event
+	 * after its NOTIFY registration is gone, until it is closed.
+	 */
+	fd = data_open();
+	if (ue_reg_flags(fd, NT_CMD, word, 0, USER_EVENT_REG_NOTIFY) < 0) {
+		if (errno != EINVAL)
+			die("DIAG_IOCSREG '%s' with USER_EVENT_REG_NOTIFY",
+			    NT_CMD);
+		printf("# notify: USER_EVENT_REG_NOTIFY refused (EINVAL): skipped\n");
+		close(fd);
+		dyn_delete("-:" NT_CMD);
+		return;
+	}
+	ue_unreg(fd, word, 0);
+	close(fd);
+	fd = data_open();
+	nt_woken = mmap(NULL, (NT_WAITERS + 1) * sizeof(*nt_woken),
+			PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			-1, 0);
+	if (nt_woken == MAP_FAILED)
+		die("mmap");
+	event_path(path, sizeof(path), NT_NAME, "enable");
+
+	label("nt_plain_en", "%s, no NOTIFY registration anywhere (plain toggle)", en);
+	label("nt_plain_dis", "%s, no NOTIFY registration anywhere (plain toggle)", dis);
+	ue_reg(fd, NT_CMD, word, 0);
+	toggle_measure(path, NULL, NULL, "nt_plain_en", "nt_plain_dis");
+	ue_unreg(fd, word, 0);
+
+	/*
+	 * (a) nothing of theirs changes. No registration of ours while
+	 * forking: the children would inherit it, one more bit to write.
+	 */
+	label("nt_idle_en", "%s, one process with %d %s and %d %s another event",
+	      en, NT_HELD, held, NT_WAITERS, pollers);
+	label("nt_idle_dis", "%s, the same %d + %d NOTIFY registrations of other events",
+	      dis, NT_HELD, NT_WAITERS);
+	if (pipe(o.go) || pipe(o.ready))
+		die("pipe");
+	nt_spawn(&o, NT_WAITERS, nt_waiter, "uebench_nx u32 v");
+	nt_spawn(&o, NT_WAITERS + 1, nt_holder, NULL);
+	ue_reg(fd, NT_CMD, word, 0);
+	toggle_measure(path, NULL, NULL, "nt_idle_en", "nt_idle_dis");
+	ue_unreg(fd, word, 0);
+	others_reap(&o);
+
+	/* the bits of 100 registrations of the event, no file to wake */
+	label("nt_reg_en",
+	      "%s, %d processes with a registration of the toggled event without NOTIFY",
+	      en, NT_WAITERS);
+	label("nt_reg_cpu", "the same: %s (CLOCK_THREAD_CPUTIME_ID)", cpu);
+	if (pipe(o.go) || pipe(o.ready))
+		die("pipe");
+	nt_spawn(&o, NT_WAITERS, nt_plain, NT_CMD);
+	ue_reg(fd, NT_CMD, word, 0);
+	nt_wake_measure(path, &o, 0, "nt_reg");
+	ue_unreg(fd, word, 0);
+	others_reap(&o);
+
+	/* (b) the same registrations with NOTIFY, each in poll() */
+	label("nt_wake_en", "%s, %d %s the toggled event (%s)",
+	      en, NT_WAITERS, pollers, one_cpu);
+	label("nt_wake_cpu",
+	      "the same: %s (CLOCK_THREAD_CPUTIME_ID; the wake-ups deferred to a work item)",
+	      cpu);
+	label("nt_wake_first", "the same: %s to the first waiter's return from poll()",
+	      since);
+	label("nt_wake_last",
+	      "the same: %s to the last of the %d waiters' return from poll()",
+	      since, NT_WAITERS);
+	if (pipe(o.go) || pipe(o.ready))
+		die("pipe");
+	nt_spawn(&o, NT_WAITERS, nt_waiter, NT_CMD);
+	ue_reg(fd, NT_CMD, word, 0);
+	nt_wake_measure(path, &o, NT_WAITERS, "nt_wake");
+	ue_unreg(fd, word, 0);
+	others_reap(&o);
+
+	close(fd);
+	munmap(nt_woken, (NT_WAITERS + 1) * sizeof(*nt_woken));
+	event_enable(NT_NAME, false);
+	dyn_delete("-:" NT_CMD);
+}
+
+/*
+ * 1b. dropped: write() of the 8-byte event enabled only in an instance
+ * whose buffer is full and does not overwrite: every record is refused
+ * (ours counts it for DIAG_IOCGLOSS, upstream does not).
+ */
+#define FULL_DIR	TRACEFS "/instances/uebench_full"
+
+/* The records CPU 0's buffer of the instance refused so far. */
+static long full_dropped(void)
+{
+	char line[128];
+	long v = -1;
+	FILE *f = fopen(FULL_DIR "/per_cpu/cpu0/stats", "r");
+
+	if (!f)
+		die(FULL_DIR "/per_cpu/cpu0/stats");
+	while (fgets(line, sizeof(line), f))
+		sscanf(line, "dropped events: %ld", &v);
+	fclose(f);
+	if (v < 0) {
+		errno = ENOENT;
+		die("no dropped events in " FULL_DIR "/per_cpu/cpu0/stats");
+	}
+	return v;
+}
+
+static void wl_dropped(void)
+{
+	static const char en[] = FULL_DIR "/events/user_events/uebench_drop/enable";
+	struct user_loss loss = { .size = sizeof(loss) };
+	struct b8_rec r8 = { .v = { 42 } };
+	long before, want, tries;
+	struct ctx c = { 0 };
+	cpu_set_t cpus;
+	int fd, i;
+
+	/* one CPU's buffer to fill */
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	if (sched_setaffinity(0, sizeof(cpus), &cpus))
+		die("sched_setaffinity");
+	if (mkdir(FULL_DIR, 0755))
+		die("mkdir " FULL_DIR);
+	write_file(FULL_DIR "/buffer_size_kb", "4");
+	write_file(FULL_DIR "/options/overwrite", "0");
+	fd = data_open();
+	r8.idx = ue_reg(fd, "uebench_drop u64 v", &enable_words[0], 0);
+	write_file(en, "1");
+	if (!(READ_ONCE(enable_words[0]) & 1)) {
+		errno = 0;
+		die("uebench_drop enabled but its bit is clear");
+	}
+	c.fd = fd;
+	c.buf = &r8;
+	c.len = sizeof(r8);
+	for (tries = 0; !full_dropped(); tries++) {
+		if (tries > 1000) {
+			errno = ENOSPC;
+			die(FULL_DIR " never filled");
+		}
+		op_write(&c, 100);
+	}
+
+	label("b8_dropped", "write(), 8-byte payload, ftrace buffer full (dropped)");
+	before = full_dropped();
+	measure("b8_dropped", op_write, &c, 10000, 2000);
+	want = scaled(10000) * reps + scaled(2000);
+	if (full_dropped() - before != want)
+		printf("# b8_dropped: %ld of %ld writes dropped\n",
+		       full_dropped() - before, want);
+	loss.write_index = r8.idx;
+	if (!ioctl(fd, DIAG_IOCGLOSS, &loss))
+		printf("# b8_dropped: DIAG_IOCGLOSS lost_ftrace %llu written %llu\n",
+		       (unsigned long long)loss.lost_ftrace,
+		       (unsigned long long)loss.written);
+
+	write_file(en, "0");
+	ue_unreg(fd, &enable_words[0], 0);
+	close(fd);
+	/* the instance may be busy a little while after the disable */
+	for (i = 0; rmdir(FULL_DIR); i++) {
+		if (errno != EBUSY || i >= 200)
+			die("rmdir " FULL_DIR);
+		grace_period();
+	}
+	fflush(stdout);
+}
+
+/*
  * profile (only when named with -o): PROFILE_N writes of each kind, for
  * workbench/bench/profile.sh, which single-steps the last one of each in
  * the kernel: the 8-byte event with ftrace, the 1 KiB one with ftrace,
@@ -1248,6 +1667,8 @@ static const struct {
 	{ "fork", wl_fork },
 	{ "forkrace", wl_forkrace },
 	{ "mem", wl_mem },
+	{ "notify", wl_notify },
+	{ "dropped", wl_dropped },
 	{ "profile", wl_profile },	/* only when named */
 };
 
