@@ -61,6 +61,7 @@ FIXTURE(notify) {
 	int nbits;
 	struct nt_waiter w;
 	struct nt_epoller ep;
+	bool notify;	/* the kernel has USER_EVENT_REG_NOTIFY: else only upstream's answers */
 };
 
 static void nt_on_signal(int sig)
@@ -254,9 +255,9 @@ FIXTURE_SETUP(notify)
 	fd = nt_open(self, O_RDWR);
 	ASSERT_LE(0, fd);
 	ret = nt_reg(self, fd, "uet_nt_probe u32 a", USER_EVENT_REG_NOTIFY, NULL);
-	if (ret == -EINVAL)
-		SKIP(return, "USER_EVENT_REG_NOTIFY not supported (EINVAL)");
-	ASSERT_EQ(0, ret);
+	if (ret != -EINVAL)
+		ASSERT_EQ(0, ret);
+	self->notify = !ret;	/* without it, upstream's answers only */
 	ue_track_del(&self->t, "uet_nt_probe");
 }
 
@@ -331,10 +332,13 @@ TEST_F(notify, without_notify_upstream_answers)
  */
 TEST_F(notify, count_poll_read)
 {
-	int fd = nt_file_with(_metadata, self, "uet_nt_count u32 a", O_NONBLOCK), i, bit;
 	char small[7], *ro;
+	int fd, i, bit;
 	__u64 val;
 
+	if (!self->notify)
+		SKIP(return, "USER_EVENT_REG_NOTIFY not supported (EINVAL)");
+	fd = nt_file_with(_metadata, self, "uet_nt_count u32 a", O_NONBLOCK);
 	EXPECT_EQ(NT_POLL_IDLE, nt_revents(fd));
 	EXPECT_EQ(0, nt_read(fd));
 	EXPECT_EQ(-1, read(fd, small, sizeof(small)));
@@ -384,10 +388,13 @@ TEST_F(notify, count_poll_read)
  */
 TEST_F(notify, who_is_told)
 {
-	int fd = nt_file_with(_metadata, self, "uet_nt_who u32 a", O_NONBLOCK);
-	int fd2 = nt_file_with(_metadata, self, "uet_nt_who u32 a", O_NONBLOCK);
-	int plain = nt_open(self, O_RDWR | O_NONBLOCK), bit;
+	int fd, fd2, plain, bit;
 
+	if (!self->notify)
+		SKIP(return, "USER_EVENT_REG_NOTIFY not supported (EINVAL)");
+	fd = nt_file_with(_metadata, self, "uet_nt_who u32 a", O_NONBLOCK);
+	fd2 = nt_file_with(_metadata, self, "uet_nt_who u32 a", O_NONBLOCK);
+	plain = nt_open(self, O_RDWR | O_NONBLOCK);
 	ASSERT_LE(0, plain);
 	ASSERT_EQ(0, nt_reg(self, fd, "uet_nt_who2 u32 a", 0, &bit));
 	ue_track_del(&self->t, "uet_nt_who2");
@@ -426,6 +433,8 @@ TEST_F(notify, epoll_before_registration)
 	struct epoll_event ev = { .events = EPOLLIN }, got;
 	int fd = nt_open(self, O_RDWR | O_NONBLOCK), epfd = epoll_create1(EPOLL_CLOEXEC);
 
+	if (!self->notify)
+		SKIP(return, "USER_EVENT_REG_NOTIFY not supported (EINVAL)");
 	ASSERT_LE(0, fd);
 	ASSERT_LE(0, epfd);
 	ASSERT_EQ(0, epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev));
@@ -449,8 +458,11 @@ TEST_F(notify, epoll_before_registration)
  */
 TEST_F(notify, tracers_come_and_go)
 {
-	int fd = nt_file_with(_metadata, self, "uet_nt_tr u32 a", O_NONBLOCK), p1, p2;
+	int fd, p1, p2;
 
+	if (!self->notify)
+		SKIP(return, "USER_EVENT_REG_NOTIFY not supported (EINVAL)");
+	fd = nt_file_with(_metadata, self, "uet_nt_tr u32 a", O_NONBLOCK);
 	p1 = nt_perf(_metadata, "uet_nt_tr");
 	if (p1 < 0)
 		return;
@@ -482,9 +494,13 @@ TEST_F(notify, tracers_come_and_go)
 /* read() needs a readable file: EBADF on O_WRONLY, NOTIFY or not */
 TEST_F(notify, write_only_file)
 {
-	int fd = nt_file_with(_metadata, self, "uet_nt_wo u32 a", 0), wo = nt_open(self, O_WRONLY);
+	int fd, wo;
 	__u64 val;
 
+	if (!self->notify)
+		SKIP(return, "USER_EVENT_REG_NOTIFY not supported (EINVAL)");
+	fd = nt_file_with(_metadata, self, "uet_nt_wo u32 a", 0);
+	wo = nt_open(self, O_WRONLY);
 	ASSERT_LE(0, wo);
 	ASSERT_EQ(0, nt_reg(self, wo, "uet_nt_wo u32 a", USER_EVENT_REG_NOTIFY, NULL));
 	EXPECT_EQ(-1, read(wo, &val, sizeof(val)));
@@ -498,9 +514,12 @@ TEST_F(notify, write_only_file)
 /* A blocking read() sleeps while the count is 0, returns the change, is interrupted by signals */
 TEST_F(notify, blocking_read)
 {
-	int fd = nt_file_with(_metadata, self, "uet_nt_block u32 a", 0);
 	struct sigaction sa = { .sa_handler = nt_on_signal };	/* no SA_RESTART */
+	int fd;
 
+	if (!self->notify)
+		SKIP(return, "USER_EVENT_REG_NOTIFY not supported (EINVAL)");
+	fd = nt_file_with(_metadata, self, "uet_nt_block u32 a", 0);
 	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
 	ASSERT_EQ(0, nt_waiter_start(&self->w, fd, true, 0));
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_nt_block"));
@@ -585,9 +604,12 @@ TEST_F(notify, wake_latency)
 		{ "perf close(), read()", nt_trig_perf_close, true },
 	};
 	double d, min[ARRAY_SIZE(steps)], max[ARRAY_SIZE(steps)];
-	int fd = nt_file_with(_metadata, self, "uet_nt_lat u32 a", O_NONBLOCK), i, r;
-	int bfd = nt_open(self, O_RDWR);
+	int fd, i, r, bfd;
 
+	if (!self->notify)
+		SKIP(return, "USER_EVENT_REG_NOTIFY not supported (EINVAL)");
+	fd = nt_file_with(_metadata, self, "uet_nt_lat u32 a", O_NONBLOCK);
+	bfd = nt_open(self, O_RDWR);
 	ASSERT_LE(0, bfd);
 	ASSERT_EQ(0, nt_reg(self, bfd, "uet_nt_lat u32 a", USER_EVENT_REG_NOTIFY, NULL));
 	self->perf_fd = nt_perf(_metadata, "uet_nt_lat");
@@ -646,11 +668,15 @@ static void nt_close_blocked(struct __test_metadata *_metadata, struct _test_dat
 
 TEST_F(notify, close_while_in_poll)
 {
+	if (!self->notify)
+		SKIP(return, "USER_EVENT_REG_NOTIFY not supported (EINVAL)");
 	nt_close_blocked(_metadata, self, false);
 }
 
 TEST_F(notify, close_while_in_read)
 {
+	if (!self->notify)
+		SKIP(return, "USER_EVENT_REG_NOTIFY not supported (EINVAL)");
 	nt_close_blocked(_metadata, self, true);
 }
 
@@ -662,6 +688,8 @@ TEST_F(notify, many_events)
 	int fd = nt_open(self, O_RDWR | O_NONBLOCK), i, on;
 	char name[64], cmd[96];
 
+	if (!self->notify)
+		SKIP(return, "USER_EVENT_REG_NOTIFY not supported (EINVAL)");
 	ASSERT_LE(0, fd);
 	for (i = 0; i < NT_EVENTS; i++) {
 		snprintf(cmd, sizeof(cmd), "uet_nt_ev%d u32 a", i);
@@ -692,6 +720,8 @@ TEST_F_TIMEOUT(notify, scale, 120)
 	struct timespec t0;
 	double d;
 
+	if (!self->notify)
+		SKIP(return, "USER_EVENT_REG_NOTIFY not supported (EINVAL)");
 	ASSERT_LT(NT_SCALE_FILES + 2, NT_FDS_MAX);
 	ASSERT_GE(getpagesize() * 8, NT_SCALE_REGS + NT_SCALE_FILES + 32);
 	files[0] = nt_file_with(_metadata, self, cmd, O_NONBLOCK);
