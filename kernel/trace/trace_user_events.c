@@ -139,11 +139,18 @@
  *
  * References and lifetime
  * -----------------------
- * user_event.refs counts users: each enabler, each uev_file slot. Tracers
- * are not counted (the trace core tracks them itself and refuses removal
- * while attached). It may be incremented from zero only under event_mutex;
- * the decrement to zero is done under event_mutex (uev_event_put()). An
- * event whose count reaches zero is removed at once, unless it persists
+ * An event is in uev_table from its creation to its removal, both under
+ * event_mutex. user_event.users counts its users: each enabler, each
+ * uev_file slot; an event is removed only when it has none, so a user's
+ * pointer stays valid. Tracers are not counted (the trace core tracks them
+ * itself and refuses removal while attached). The count is not the
+ * event's lifetime, which the table holds: 0 is an event that is unused,
+ * not one that is gone. So it is an atomic_long_t rather than a
+ * refcount_t, and it cannot overflow: every user costs kernel memory (an
+ * enabler, a slot pointer), and a long counts more users than fit in the
+ * address space. It goes up from 0 only under event_mutex, and down to 0
+ * only under event_mutex (uev_event_put()). An event whose count reaches
+ * zero is removed at once, unless it persists
  * (USER_EVENT_REG_PERSIST) or a tracer still holds it: such an unused event
  * is removed synchronously by whoever next needs its name (register,
  * DIAG_IOCSDEL, dynamic_events), and otherwise by uev_reap_work once the
@@ -332,7 +339,8 @@ enum uev_loss {
  * @ucounts:	the owner charged for the event (UCOUNT_USER_EVENTS, see
  *		uev_owner_get()) outside the initial namespace's group, else
  *		NULL; referenced, set once before the event is visible
- * @refs:	users: enablers and file slots (see the top of the file)
+ * @users:	enablers and file slots; 0 when unused (see the top of the
+ *		file)
  * @reg_flags:	USER_EVENT_REG_PERSIST, USER_EVENT_REG_MULTI_FORMAT (event_mutex)
  * @status:	UEV_STATUS_* of the attached probes (event_mutex, read locklessly)
  * @state:	what the enablers mirror: UEV_STATE_ON while a tracer is
@@ -370,7 +378,7 @@ struct user_event {
 	u64 __percpu			*written;
 	struct uev_group		*group;
 	struct ucounts			*ucounts;
-	refcount_t			refs;
+	atomic_long_t			users;
 	u16				reg_flags;
 	u8				status;
 	u32				state;
@@ -2125,7 +2133,7 @@ static bool uev_enabler_copy(struct user_event_mm *new, struct uev_enabler *en,
 	copy->uoff = en->uoff;
 	copy->uemm = new;
 	copy->state = uev_copied_state(p, en);	/* what the word shows */
-	refcount_inc(&en->ev->refs);
+	atomic_long_inc(&en->ev->users);	/* @en is one: not from 0 */
 	list_add_tail(&copy->mm_link, &new->enablers);
 	uev_word_add(new, copy);
 	new->nr_enablers++;
@@ -2708,7 +2716,7 @@ nomem:
 static bool uev_event_busy(struct user_event *ev)
 {
 	lockdep_assert_held(&event_mutex);
-	return refcount_read(&ev->refs) || ev->status ||
+	return atomic_long_read(&ev->users) || ev->status ||
 	       trace_event_dyn_busy(&ev->call);
 }
 
@@ -2739,7 +2747,7 @@ static int uev_event_destroy(struct user_event *ev)
 static bool uev_event_reaped(struct user_event *ev)
 {
 	lockdep_assert_held(&event_mutex);
-	return !list_empty(&ev->reap_link) && !refcount_read(&ev->refs) &&
+	return !list_empty(&ev->reap_link) && !atomic_long_read(&ev->users) &&
 	       !uev_is_persistent(ev) && !ev->status;
 }
 
@@ -2754,7 +2762,7 @@ static void uev_reap_locked(void)
 	lockdep_assert_held(&event_mutex);
 	list_for_each_entry_safe(ev, next, &uev_reap_list, reap_link) {
 		list_del_init(&ev->reap_link);
-		if (!refcount_read(&ev->refs) && !uev_is_persistent(ev))
+		if (!atomic_long_read(&ev->users) && !uev_is_persistent(ev))
 			uev_event_destroy(ev);
 	}
 }
@@ -2792,24 +2800,29 @@ static int uev_event_register(struct user_event *ev)
 	return 0;
 }
 
+/* A new user of @ev, which may have been unused. */
 static void uev_event_get_locked(struct user_event *ev)
 {
 	lockdep_assert_held(&event_mutex);
-	if (!refcount_inc_not_zero(&ev->refs))
-		refcount_set(&ev->refs, 1);
+	atomic_long_inc(&ev->users);
 }
 
-/* Drop a reference; the last one removes an event that does not persist. */
+/* A user leaves; the last one removes an event that does not persist. */
 static void uev_event_put_locked(struct user_event *ev)
 {
+	long users = atomic_long_dec_return(&ev->users);
+
 	lockdep_assert_held(&event_mutex);
-	if (refcount_dec_and_test(&ev->refs) && !uev_is_persistent(ev))
+	if (WARN_ON_ONCE(users < 0))
+		atomic_long_set(&ev->users, 0);
+	else if (!users && !uev_is_persistent(ev))
 		uev_event_destroy(ev);	/* -EBUSY: a tracer holds it */
 }
 
 static void uev_event_put(struct user_event *ev)
 {
-	if (refcount_dec_not_one(&ev->refs))
+	/* not the last: the last one's decrement is event_mutex's */
+	if (atomic_long_add_unless(&ev->users, -1, 1))
 		return;
 	mutex_lock(&event_mutex);
 	uev_event_put_locked(ev);
@@ -2961,7 +2974,7 @@ static struct user_event *uev_event_get_or_create(struct uev_group *g,
 		uev_event_free(ev);
 		return ERR_PTR(ret);
 	}
-	refcount_set(&ev->refs, 1);
+	atomic_long_set(&ev->users, 1);
 	return ev;
 }
 
@@ -3055,7 +3068,7 @@ static void uev_event_update_status(struct user_event *ev)
 		uev_event_notify(ev);
 	}
 	/* The last tracer of an event nobody uses: remove it soon. */
-	if (!status && !refcount_read(&ev->refs) && !uev_is_persistent(ev) &&
+	if (!status && !atomic_long_read(&ev->users) && !uev_is_persistent(ev) &&
 	    list_empty(&ev->reap_link)) {
 		list_add_tail(&ev->reap_link, &uev_reap_list);
 		schedule_work(&uev_reap_work);
@@ -3534,7 +3547,7 @@ static int uev_slot_add(struct uev_file *uf, struct user_event *ev,
 		slots = *bigger;
 		*bigger = NULL;
 	}
-	refcount_inc(&ev->refs);
+	atomic_long_inc(&ev->users);	/* the registration's: not from 0 */
 	i = slots->nr;
 	slots->ev[i] = ev;
 	/* Publish ev[i] before the write path can see the index. */
