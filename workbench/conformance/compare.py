@@ -246,6 +246,8 @@ def op_facts(op):
     if kind == 'reg' and attrs.get('addr', '').split('+')[0] in (
             'null', 'rdonly', 'secret', 'unmapped'):
         f.add('addr-unwritable')
+    if kind == 'reg' and int(attrs.get('flags', '0'), 0) & 0xfffc == 0x8000:
+        f.add('reg-notify')
     return f
 
 
@@ -279,6 +281,8 @@ def facts(ctx, up, ours, op):
       del-by-name                  a dyn "-:NAME" or "!u:NAME" without fields
       addr-unwritable              a reg with an enable address of kind null,
                                    rdonly, secret or unmapped
+      reg-notify                   a reg whose only flag beyond PERSIST and
+                                   MULTI_FORMAT is USER_EVENT_REG_NOTIFY
       drop-before                  an earlier op dropped a reference (close,
                                    open, unreg/del/dyn delete that worked)
       carry-unnamed                upstream starts the sequence with an event
