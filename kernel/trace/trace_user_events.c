@@ -610,17 +610,23 @@ struct uev_group {
 
 /*
  * Describes one write() in flight: the payload is @len bytes at @ubuf, or
- * in @from if @ubuf is NULL; probes report back through @err, @committed
- * and @lost, the losses the current try counted (by enum uev_loss).
+ * in @from if @ubuf is NULL; probes report back through @err and
+ * @committed. @retry: a try after the payload faulted (uev_write_retry()).
+ * @outcome: the three, for one store to clear them.
  */
 struct uev_write {
 	struct user_event	*ev;
 	const void __user	*ubuf;
 	struct iov_iter		*from;
 	u32			len;
-	int			err;
-	int			committed;
-	u8			lost[UEV_LOST_NR];
+	union {
+		struct {
+			int		err;
+			u16		committed;
+			bool		retry;
+		};
+		u64			outcome;
+	};
 };
 
 /*
@@ -3232,24 +3238,15 @@ static __always_inline int uev_fill_record(struct trace_entry *entry,
 }
 
 /*
- * A consumer did not receive the record of @w, for @why. The try is
- * remembered, so that a retry counts its own losses instead
- * (uev_write_retry()).
+ * A consumer did not receive the record of @w, for @why. A retry after a
+ * fault (uev_write_retry()) counts nothing more: a consumer that refused
+ * the first try is counted once, even in the rare case that it takes the
+ * retry; remembering each try's losses would cost every write a store.
  */
 static void uev_lost(struct uev_write *w, enum uev_loss why)
 {
-	atomic64_inc(&w->ev->lost[why]);
-	w->lost[why]++;
-}
-
-/* Take back what the try of @w that is being retried counted. */
-static void uev_lost_undo(struct uev_write *w)
-{
-	int i;
-
-	for (i = 0; i < UEV_LOST_NR; i++)
-		atomic64_sub(w->lost[i], &w->ev->lost[i]);
-	memset(w->lost, 0, sizeof(w->lost));
+	if (!w->retry)
+		atomic64_inc(&w->ev->lost[why]);
 }
 
 /*
@@ -3398,7 +3395,7 @@ static noinline int uev_write_retry(struct uev_write *w)
 			break;
 		w->err = 0;
 		w->committed = 0;
-		uev_lost_undo(w);
+		w->retry = true;
 		uev_call_probes(w->ev, w);
 	}
 	if (w->err == -EFAULT)
@@ -3436,9 +3433,7 @@ static __always_inline int uev_write_event(struct uev_file *uf, int idx,
 	if (unlikely(!READ_ONCE(ev->status)))
 		return -EBADF;
 	w->ev = ev;
-	w->err = 0;
-	w->committed = 0;
-	memset(w->lost, 0, sizeof(w->lost));	/* one store */
+	w->outcome = 0;
 	this_cpu_inc(*ev->written);
 	uev_call_probes(ev, w);
 	return likely(!w->err) ? 0 : uev_write_retry(w);
