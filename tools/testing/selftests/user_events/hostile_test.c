@@ -154,11 +154,12 @@ static bool ho_all_bits(const __u32 *words, int n, bool want, int secs)
 }
 
 /*
- * Toggle @name for HO_CHURN_SECS, ending disabled, then enable and disable it: all @n bits at
- * @words reach each final state within @secs.  Returns the toggles.
+ * Toggle @name for HO_CHURN_SECS, ending disabled, then (the churn of @c, if any, stopped)
+ * enable and disable it: all @n bits at @words reach each final state within @secs.  Returns
+ * the toggles.
  */
 static int ho_toggle_follow(struct __test_metadata *_metadata, const char *name,
-			    const __u32 *words, int n, int secs)
+			    const __u32 *words, int n, int secs, struct ho_loop *c)
 {
 	struct timespec start;
 	int toggles = 0, ret = 0, on;
@@ -166,6 +167,8 @@ static int ho_toggle_follow(struct __test_metadata *_metadata, const char *name,
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	while (!ret && (ue_elapsed(&start) < HO_CHURN_SECS || toggles % 2))
 		ret = ue_set_enable(UE_SYS, name, toggles++ % 2 == 0);
+	if (c)
+		__atomic_store_n(&c->stop, true, __ATOMIC_RELAXED);
 	ASSERT_EQ(0, ret);
 	ASSERT_GT(toggles, 1);
 	EXPECT_TRUE(ho_all_bits(words, n, false, secs));
@@ -189,7 +192,8 @@ static int ho_reg_n(int fd, const char *cmd, __u32 *words, int n, bool spread)
 
 /*
  * While another thread keeps the registrant's mmap_lock busy, tracers toggle its event many
- * times: the bit ends in the latest state (the kernel's worker finishes blocked updates).
+ * times: once it stops, the bit ends in the latest state (the kernel's worker, which only
+ * tries that lock, finishes the updates it could not make meanwhile).
  */
 TEST_F(ho, bit_converges_under_mmap_churn)
 {
@@ -202,7 +206,7 @@ TEST_F(ho, bit_converges_under_mmap_churn)
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_ho_churn u32 a", word, 4, 0, NULL));
 	ue_track_del(&self->t, "uet_ho_churn");
 	ASSERT_EQ(0, pthread_create(&th, NULL, ho_churn_thread, &c));
-	toggles = ho_toggle_follow(_metadata, "uet_ho_churn", word, 1, UE_WAIT_SECS);
+	toggles = ho_toggle_follow(_metadata, "uet_ho_churn", word, 1, UE_WAIT_SECS, &c);
 	__atomic_store_n(&c.stop, true, __ATOMIC_RELAXED);
 	pthread_join(th, NULL);
 	EXPECT_GT(c.n, 0);
@@ -223,7 +227,7 @@ TEST_F_TIMEOUT(ho, many_enablers_all_follow, 240)
 	ASSERT_LE(HO_MANY / 8, getpagesize());
 	ASSERT_EQ(0, ho_reg_n(fd, "uet_ho_many u32 a", words, HO_MANY, false));
 	ue_track_del(&self->t, "uet_ho_many");
-	toggles = ho_toggle_follow(_metadata, "uet_ho_many", words, HO_MANY, 60);
+	toggles = ho_toggle_follow(_metadata, "uet_ho_many", words, HO_MANY, 60, NULL);
 	TH_LOG("%d toggles of an event with %d enablers", toggles, HO_MANY);
 	close(fd);
 }
