@@ -37,6 +37,10 @@
  * struct uev_notify	what a file with USER_EVENT_REG_NOTIFY registrations
  *			was not yet told; one struct uev_watch per event.
  *			Made by the first such registration or poll().
+ * struct uev_consumers	what an event keeps once a consumer attached or a
+ *			file watches it: its counts, its open perf events
+ *			and watching files. Made on first need: most
+ *			events of a big program are never traced.
  * struct uev_perf	a perf event open on a user event, whose ring's
  *			losses the event reports as its own.
  * struct uev_group	the events of one user namespace: their tracefs
@@ -109,12 +113,12 @@
  *			event_mutex; a leaf, held across no allocation. One
  *			lock, not one per file: that would triple what every
  *			open file costs.
- * uev_watch_lock	every user_event.watchers and uev_notify.watches:
+ * uev_watch_lock	every uev_consumers.watchers and uev_notify.watches:
  *			an event's notify_work wakes its files under it;
  *			registrations and releases of files take it alone.
  *			A toggle only queues notify_work, so that files a
  *			user makes watch cost a tracer nothing.
- * uev_perf_lock	every user_event.perf_events and perf_lost: perf
+ * uev_perf_lock	every uev_consumers.perf_events and perf_lost: perf
  *			opens and closes and user_events_loss (under
  *			event_mutex), DIAG_IOCGLOSS (alone).
  * No lock above is taken while faulting a page in: faults happen in the
@@ -195,6 +199,12 @@
  * write path needs no reference of its own. The slot table is replaced on
  * growth and freed after an RCU grace period: the write path reads it under
  * rcu_read_lock() only.
+ *
+ * A struct uev_consumers is made by an event's first attach (ftrace or
+ * perf) or USER_EVENT_REG_NOTIFY registration, and freed with the event:
+ * an event that is never traced or watched costs no counts, and one that
+ * was keeps them for user_events_loss as long as it exists. A writer
+ * reaches it only through an event it saw traced (user_event.status).
  *
  * A struct uev_watch lives from the first USER_EVENT_REG_NOTIFY
  * registration of its event on its file until the file is released, which
@@ -332,8 +342,12 @@ enum uev_loss {
  * @devent:	entry on the dyn_event list
  * @node:	entry in uev_table (event_mutex)
  * @fmt:	the parsed command, immutable
- * @written:	records written while a consumer was attached, per CPU (the
- *		writer's); beside @fmt, which the write path reads too
+ * @cons:	counts, perf events and watching files: NULL until a
+ *		consumer attaches or a file watches the event, then set once
+ *		(uev_consumers_get()) and kept until the event is freed
+ * @written:	@cons->written, for the write path (one load fewer): set
+ *		with @cons, before uev_consumers_get() returns; beside @fmt,
+ *		which the write path reads too
  * @group:	the group (user namespace) that owns the event; referenced,
  *		immutable
  * @ucounts:	the owner charged for the event (UCOUNT_USER_EVENTS, see
@@ -359,14 +373,6 @@ enum uev_loss {
  * @tp_name:	tracepoint name: the event name, or name.<hex id> (multi-format);
  *		an allocation of its own, so that events come from a cache of
  *		their exact size (uev_event_cache)
- * @lost:	records a consumer did not receive, by enum uev_loss (atomic)
- * @perf_lost:	samples lost by perf events of the event since closed
- *		(uev_perf_lock)
- * @perf_events: the open perf events of the event, struct uev_perf
- *		(uev_perf_lock): their rings' losses are read when asked
- * @watchers:	the files told of the event's enable changes, struct
- *		uev_watch (uev_watch_lock; tested for emptiness locklessly)
- * @notify_work: tells them (uev_notify_work())
  */
 struct user_event {
 	struct trace_event_call		call;
@@ -375,6 +381,7 @@ struct user_event {
 	struct dyn_event		devent;
 	struct hlist_node		node;
 	struct uev_format		*fmt;
+	struct uev_consumers		*cons;
 	u64 __percpu			*written;
 	struct uev_group		*group;
 	struct ucounts			*ucounts;
@@ -390,11 +397,34 @@ struct user_event {
 	struct work_struct		sync_work;
 	struct list_head		reap_link;
 	char				*tp_name;
-	atomic64_t			lost[UEV_LOST_NR];
-	u64				perf_lost;
-	struct list_head		perf_events;
-	struct list_head		watchers;
-	struct work_struct		notify_work;
+};
+
+/**
+ * struct uev_consumers - what an event keeps once it is heard or watched
+ * @written:	records written while a consumer was attached, per CPU (the
+ *		writer's)
+ * @lost:	records a consumer did not receive, by enum uev_loss (atomic)
+ * @perf_lost:	samples lost by perf events of the event since closed
+ *		(uev_perf_lock)
+ * @perf_events: the open perf events of the event, struct uev_perf
+ *		(uev_perf_lock): their rings' losses are read when asked
+ * @watchers:	the files told of the event's enable changes, struct
+ *		uev_watch (uev_watch_lock; tested for emptiness locklessly)
+ * @notify_work: tells them (uev_notify_work())
+ * @ev:		the event, which frees this with itself
+ *
+ * Made by the first tracer's attach (before its probe is added, so that
+ * a writer that sees the event traced sees this) or the first
+ * registration with USER_EVENT_REG_NOTIFY.
+ */
+struct uev_consumers {
+	u64 __percpu		*written;
+	atomic64_t		lost[UEV_LOST_NR];
+	u64			perf_lost;
+	struct list_head	perf_events;
+	struct list_head	watchers;
+	struct work_struct	notify_work;
+	struct user_event	*ev;
 };
 
 /* Events come by the thousand: a cache of their size, not kmalloc-512. */
@@ -553,7 +583,7 @@ struct uev_notify {
 
 /**
  * struct uev_watch - one event one file is told of
- * @ev_link:	entry on @ev->watchers (uev_watch_lock)
+ * @ev_link:	entry on the event's uev_consumers.watchers (uev_watch_lock)
  * @file_link:	entry on @notify->watches (uev_watch_lock)
  * @ev:		the event, held by a slot of the file
  * @notify:	the file's
@@ -572,7 +602,7 @@ struct uev_watch {
 
 /**
  * struct uev_perf - one perf event of a user event, open
- * @link:	entry on @ev->perf_events (uev_perf_lock)
+ * @link:	entry on the event's uev_consumers.perf_events (uev_perf_lock)
  * @event:	the perf event, which counts the samples its ring had no room
  *		for (lost_samples)
  */
@@ -2635,6 +2665,16 @@ static int uev_event_charge(struct user_event *ev)
 	return 0;
 }
 
+static void uev_consumers_free(struct uev_consumers *c)
+{
+	if (!c)
+		return;
+	free_percpu(c->written);
+	kfree(c);
+}
+
+DEFINE_FREE(uev_consumers, struct uev_consumers *, uev_consumers_free(_T))
+
 static void uev_event_free(struct user_event *ev)
 {
 	if (ev->ucounts) {
@@ -2645,7 +2685,7 @@ static void uev_event_free(struct user_event *ev)
 	kfree(ev->call.print_fmt);
 	kfree(ev->fmt);
 	kfree(ev->tp_name);
-	free_percpu(ev->written);
+	uev_consumers_free(ev->cons);
 	kmem_cache_free(uev_event_cache, ev);
 }
 
@@ -2681,8 +2721,7 @@ static struct user_event *uev_event_alloc(struct uev_group *g,
 		ev->tp_name = kstrdup(name, GFP_KERNEL_ACCOUNT);
 	}
 	ev->call.print_fmt = uev_print_fmt(fmt);
-	ev->written = alloc_percpu_gfp(u64, GFP_KERNEL_ACCOUNT);
-	if (!ev->tp_name || !ev->call.print_fmt || !ev->written) {
+	if (!ev->tp_name || !ev->call.print_fmt) {
 		uev_event_free(ev);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -2691,10 +2730,7 @@ static struct user_event *uev_event_alloc(struct uev_group *g,
 	mutex_init(&ev->lock);
 	INIT_LIST_HEAD(&ev->enablers);
 	INIT_WORK(&ev->sync_work, uev_sync_work);
-	INIT_WORK(&ev->notify_work, uev_notify_work);
 	INIT_LIST_HEAD(&ev->reap_link);
-	INIT_LIST_HEAD(&ev->perf_events);
-	INIT_LIST_HEAD(&ev->watchers);
 	ev->tracepoint.name = ev->tp_name;
 
 	ev->class.system = (flags & USER_EVENT_REG_MULTI_FORMAT) ?
@@ -2741,8 +2777,11 @@ static int uev_event_destroy(struct user_event *ev)
 	hash_del(&ev->node);
 	/* Unused: a sync left over has nothing to visit; let it finish. */
 	cancel_work_sync(&ev->sync_work);
-	cancel_work_sync(&ev->notify_work);
-	WARN_ON_ONCE(!list_empty(&ev->watchers));	/* a slot holds it */
+	if (ev->cons) {
+		cancel_work_sync(&ev->cons->notify_work);
+		/* a slot holds the event while a file watches it */
+		WARN_ON_ONCE(!list_empty(&ev->cons->watchers));
+	}
 	list_del(&ev->reap_link);
 	uev_group_charge(ev->group, -1);
 	uev_event_free(ev);
@@ -3018,15 +3057,15 @@ static int uev_delete_by_name(struct uev_group *g, const char *name)
  */
 static void uev_notify_work(struct work_struct *work)
 {
-	struct user_event *ev = container_of(work, struct user_event,
-					     notify_work);
+	struct uev_consumers *c = container_of(work, struct uev_consumers,
+					       notify_work);
 	struct uev_watch *w;
 	unsigned int n = 0;
 	u32 state, d;
 
 	guard(mutex)(&uev_watch_lock);
-	state = READ_ONCE(ev->state);
-	list_for_each_entry(w, &ev->watchers, ev_link) {
+	state = READ_ONCE(c->ev->state);
+	list_for_each_entry(w, &c->watchers, ev_link) {
 		d = uev_state_changes(w->seen, state);
 		if (!d)
 			continue;
@@ -3047,9 +3086,46 @@ static void uev_notify_work(struct work_struct *work)
  */
 static void uev_event_notify(struct user_event *ev)
 {
+	struct uev_consumers *c;
+
 	smp_mb();	/* the state written, then the watchers read */
-	if (!list_empty(&ev->watchers))
-		queue_work(system_highpri_wq, &ev->notify_work);
+	c = READ_ONCE(ev->cons);
+	if (c && !list_empty(&c->watchers))
+		queue_work(system_highpri_wq, &c->notify_work);
+}
+
+/*
+ * The counts, perf events and watching files of @ev, made on first need
+ * (see struct uev_consumers); NULL without memory.
+ */
+static struct uev_consumers *uev_consumers_get(struct user_event *ev)
+{
+	/* Pairs with the cmpxchg() below: seen initialised. */
+	struct uev_consumers *cur = smp_load_acquire(&ev->cons);
+	struct uev_consumers *c __free(uev_consumers) = NULL;
+
+	if (!cur) {
+		c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
+		if (!c)
+			return NULL;
+		c->written = alloc_percpu_gfp(u64, GFP_KERNEL_ACCOUNT);
+		if (!c->written)
+			return NULL;
+		INIT_LIST_HEAD(&c->perf_events);
+		INIT_LIST_HEAD(&c->watchers);
+		INIT_WORK(&c->notify_work, uev_notify_work);
+		c->ev = ev;
+		/* Full barrier: initialised before it is seen. */
+		cur = cmpxchg(&ev->cons, NULL, c) ?: no_free_ptr(c);
+	}
+	/*
+	 * Whoever made it, found it or lost the race stores the same value,
+	 * before its caller can attach a probe; once, so that registrations
+	 * leave the line the write path reads alone.
+	 */
+	if (!READ_ONCE(ev->written))
+		WRITE_ONCE(ev->written, cur->written);
+	return cur;
 }
 
 static void uev_event_update_status(struct user_event *ev)
@@ -3068,7 +3144,13 @@ static void uev_event_update_status(struct user_event *ev)
 		else
 			status |= UEV_STATUS_OTHER;
 	}
-	WRITE_ONCE(ev->status, status);
+	/*
+	 * Release: a writer that sees the event traced sees @ev->cons, which
+	 * the REGISTER or PERF_REGISTER that any probe came by made (or
+	 * found, made by a watching file: hence a release, not a barrier
+	 * of this CPU's own stores only).
+	 */
+	smp_store_release(&ev->status, status);
 	if (!!status != (ev->state & UEV_STATE_ON)) {
 		uev_event_sync(ev, status);
 		uev_event_notify(ev);
@@ -3091,10 +3173,14 @@ static void uev_event_update_status(struct user_event *ev)
  */
 static int uev_perf_open(struct user_event *ev, struct perf_event *p)
 {
+	struct uev_consumers *c;
 	struct uev_perf *up;
 
 	if (p->parent)
 		return 0;
+	c = uev_consumers_get(ev);
+	if (!c)
+		return -ENOMEM;
 	if (WARN_ON_ONCE(p->pmu_private))
 		return -EBUSY;
 	up = kmalloc(sizeof(*up), GFP_KERNEL_ACCOUNT);
@@ -3103,7 +3189,7 @@ static int uev_perf_open(struct user_event *ev, struct perf_event *p)
 	up->event = p;
 	p->pmu_private = up;
 	guard(mutex)(&uev_perf_lock);
-	list_add_tail(&up->link, &ev->perf_events);
+	list_add_tail(&up->link, &c->perf_events);
 	return 0;
 }
 
@@ -3115,30 +3201,31 @@ static void uev_perf_close(struct user_event *ev, struct perf_event *p)
 	if (!up)	/* inherited */
 		return;
 	scoped_guard(mutex, &uev_perf_lock) {
-		ev->perf_lost += atomic64_read(&p->lost_samples);
+		/* made by uev_perf_open() */
+		ev->cons->perf_lost += atomic64_read(&p->lost_samples);
 		list_del(&up->link);
 	}
 	p->pmu_private = NULL;
 	kfree(up);
 }
 
-/* Samples the perf rings of @ev had no room for, closed ones included. */
-static u64 uev_perf_lost(struct user_event *ev)
+/* Samples the perf rings of @c had no room for, closed ones included. */
+static u64 uev_perf_lost(struct uev_consumers *c)
 {
 	struct uev_perf *up;
 	unsigned int n = 0;
 	u64 lost;
 
 	guard(mutex)(&uev_perf_lock);
-	lost = ev->perf_lost;
-	list_for_each_entry(up, &ev->perf_events, link) {
+	lost = c->perf_lost;
+	list_for_each_entry(up, &c->perf_events, link) {
 		lost += atomic64_read(&up->event->lost_samples);
 		uev_resched(&n);
 	}
 	return lost;
 }
 #else
-static u64 uev_perf_lost(struct user_event *ev)
+static u64 uev_perf_lost(struct uev_consumers *c)
 {
 	return 0;
 }
@@ -3152,6 +3239,8 @@ static int uev_event_reg(struct trace_event_call *call, enum trace_reg type,
 
 	switch (type) {
 	case TRACE_REG_REGISTER:
+		if (!uev_consumers_get(ev))
+			return -ENOMEM;
 		ret = tracepoint_probe_register(call->tp, call->class->probe,
 						data);
 		break;
@@ -3160,6 +3249,8 @@ static int uev_event_reg(struct trace_event_call *call, enum trace_reg type,
 		break;
 #ifdef CONFIG_PERF_EVENTS
 	case TRACE_REG_PERF_REGISTER:
+		if (!uev_consumers_get(ev))
+			return -ENOMEM;
 		ret = tracepoint_probe_register(call->tp,
 						call->class->perf_probe, call);
 		break;
@@ -3246,7 +3337,7 @@ static __always_inline int uev_fill_record(struct trace_entry *entry,
 static void uev_lost(struct uev_write *w, enum uev_loss why)
 {
 	if (!w->retry)
-		atomic64_inc(&w->ev->lost[why]);
+		atomic64_inc(&w->ev->cons->lost[why]);
 }
 
 /*
@@ -3399,7 +3490,7 @@ static noinline int uev_write_retry(struct uev_write *w)
 		uev_call_probes(w->ev, w);
 	}
 	if (w->err == -EFAULT)
-		atomic64_inc(&w->ev->lost[UEV_LOST_FAULT]);
+		atomic64_inc(&w->ev->cons->lost[UEV_LOST_FAULT]);
 	return w->committed && w->err == -E2BIG ? 0 : w->err;
 }
 
@@ -3430,7 +3521,8 @@ static __always_inline int uev_write_event(struct uev_file *uf, int idx,
 
 	if (unlikely(w->len < ev->fmt->size))
 		return -EINVAL;
-	if (unlikely(!READ_ONCE(ev->status)))
+	/* Pairs with the release in uev_event_update_status(): @ev->written. */
+	if (unlikely(!smp_load_acquire(&ev->status)))
 		return -EBADF;
 	w->ev = ev;
 	w->outcome = 0;
@@ -3687,13 +3779,14 @@ static struct uev_notify *uev_notify_get(struct uev_file *uf)
  * uev_watch_put() if the registration fails.
  */
 static struct uev_watch *uev_watch_add(struct uev_notify *nt,
-				       struct user_event *ev,
+				       struct uev_consumers *c,
 				       struct uev_watch *w)
 {
+	struct user_event *ev = c->ev;
 	struct uev_watch *cur;
 
 	scoped_guard(mutex, &uev_watch_lock) {
-		list_for_each_entry(cur, &ev->watchers, ev_link) {
+		list_for_each_entry(cur, &c->watchers, ev_link) {
 			if (cur->notify == nt) {
 				cur->users++;
 				kfree(w);
@@ -3705,7 +3798,7 @@ static struct uev_watch *uev_watch_add(struct uev_notify *nt,
 		w->notify = nt;
 		w->users = 1;
 		w->seen = READ_ONCE(ev->state);
-		list_add_tail(&w->ev_link, &ev->watchers);
+		list_add_tail(&w->ev_link, &c->watchers);
 		list_add_tail(&w->file_link, &nt->watches);
 	}
 linked:
@@ -3791,7 +3884,13 @@ static long uev_ioctl_reg(struct uev_file *uf, struct user_reg __user *ureg)
 	if (IS_ERR(ev))
 		return PTR_ERR(ev);
 	if (nt) {
-		watch = uev_watch_add(nt, ev, w);
+		struct uev_consumers *c = uev_consumers_get(ev);
+
+		if (!c) {
+			uev_event_put(ev);
+			return -ENOMEM;
+		}
+		watch = uev_watch_add(nt, c, w);
 		retain_and_null_ptr(w);
 	}
 	/* No lock held: fault the word in, refuse one nothing can write. */
@@ -3857,15 +3956,19 @@ static struct user_event *uev_file_event(struct uev_file *uf, u32 idx)
 /* What became of @ev's records: struct user_loss, @size and index aside. */
 static void uev_loss_read(struct user_event *ev, struct user_loss *loss)
 {
+	/* Pairs with the cmpxchg() of uev_consumers_get(). */
+	struct uev_consumers *c = smp_load_acquire(&ev->cons);
 	int cpu;
 
+	if (!c)		/* never traced: nothing written, nothing lost */
+		return;
 	for_each_possible_cpu(cpu)
-		loss->written += *per_cpu_ptr(ev->written, cpu);
-	loss->lost_ftrace = atomic64_read(&ev->lost[UEV_LOST_FTRACE]);
-	loss->lost_perf = atomic64_read(&ev->lost[UEV_LOST_PERF]) +
-			  uev_perf_lost(ev);
-	loss->lost_fault = atomic64_read(&ev->lost[UEV_LOST_FAULT]);
-	loss->lost_size = atomic64_read(&ev->lost[UEV_LOST_SIZE]);
+		loss->written += *per_cpu_ptr(c->written, cpu);
+	loss->lost_ftrace = atomic64_read(&c->lost[UEV_LOST_FTRACE]);
+	loss->lost_perf = atomic64_read(&c->lost[UEV_LOST_PERF]) +
+			  uev_perf_lost(c);
+	loss->lost_fault = atomic64_read(&c->lost[UEV_LOST_FAULT]);
+	loss->lost_size = atomic64_read(&c->lost[UEV_LOST_SIZE]);
 }
 
 static long uev_ioctl_loss(struct uev_file *uf, struct user_loss __user *uloss)

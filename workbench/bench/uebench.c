@@ -1036,8 +1036,8 @@ static void wl_forkrace(void)
 
 /*
  * 10. kernel memory: bytes of live slab objects (/proc/slabinfo) plus
- * vmalloc space (/proc/meminfo) added per event, per enabler and by the
- * first registration of a process.  Slab objects freed through RCU are
+ * vmalloc and per-CPU space (/proc/meminfo) added per event, per enabler
+ * and by the first registration of a process.  Slab objects freed through RCU are
  * counted until a grace period passes, so each reading waits for one.
  */
 static long long kmem_bytes(void)
@@ -1059,7 +1059,8 @@ static long long kmem_bytes(void)
 	if (!f)
 		die("/proc/meminfo");
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmallocUsed: %lld kB", &kb) == 1)
+		if (sscanf(line, "VmallocUsed: %lld kB", &kb) == 1 ||
+		    sscanf(line, "Percpu: %lld kB", &kb) == 1)
 			total += kb * 1024;
 	fclose(f);
 	return total;
