@@ -18,10 +18,10 @@
  * A change of the event's state also wakes the files that registered it
  *	with USER_EVENT_REG_NOTIFY (uev_event_notify()).
  *
- * The ftrace probe reserves and commits through
- * trace_event_buffer_reserve_lean() and trace_event_buffer_commit_lean(),
- * which the series adds to the trace core ("tracing: Add a lean reserve
- * and commit for event records").
+ * The ftrace probe reserves and commits as every event does; the trace
+ * core takes a record that no consumer but the ring buffer would see
+ * straight to the ring buffer ("tracing: Let event records skip the
+ * consumers that are off"), and user events rely on that for their cost.
  *
  * Objects
  * -------
@@ -3355,11 +3355,12 @@ static void uev_too_big(struct uev_write *w, bool lost)
 }
 
 /*
- * Did the ftrace buffer of @file refuse a record (full, recording off),
- * rather than the trace core choose not to record it (soft-disabled, or
- * filtered out by pid)? See trace_trigger_soft_disabled().
+ * Does the trace core want this task's records in @file: neither
+ * soft-disabled nor filtered out by pid (trace_trigger_soft_disabled()
+ * without running the triggers)? If so, a reservation that fails is the
+ * buffer's refusal (full, recording off): a loss.
  */
-static bool uev_ftrace_refused(struct trace_event_file *file)
+static bool uev_ftrace_wanted(struct trace_event_file *file)
 {
 	unsigned long flags = READ_ONCE(file->flags);
 
@@ -3376,12 +3377,18 @@ static void uev_ftrace_probe(void *data, struct uev_write *w)
 	struct trace_event_buffer fbuf __uninitialized;
 	struct trace_entry *entry;
 	u32 size = sizeof(*entry) + w->len;
-	bool refused;
+	bool skipped;
 
-	/* runs the triggers and tests soft-disable, where either is on */
-	entry = trace_event_buffer_reserve_lean(&fbuf, file, size);
+	/*
+	 * Runs the triggers (not on a retry: they ran with the first try);
+	 * not a loss when soft-disabled or pid filtered.
+	 */
+	skipped = unlikely(w->retry) ? !uev_ftrace_wanted(file) :
+				       trace_trigger_soft_disabled(file);
+	entry = skipped ? NULL : trace_event_buffer_reserve(&fbuf, file, size);
 	if (!entry) {
-		refused = uev_ftrace_refused(file);
+		bool refused = !skipped && uev_ftrace_wanted(file);
+
 		if (size > ring_buffer_max_event_size(file->tr->array_buffer.buffer))
 			uev_too_big(w, refused);
 		else if (refused)
@@ -3392,7 +3399,7 @@ static void uev_ftrace_probe(void *data, struct uev_write *w)
 		__trace_event_discard_commit(fbuf.buffer, fbuf.event);
 		return;
 	}
-	trace_event_buffer_commit_lean(&fbuf);
+	trace_event_buffer_commit(&fbuf);
 	w->committed++;
 }
 
