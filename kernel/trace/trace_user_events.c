@@ -640,9 +640,9 @@ struct uev_group {
 
 /*
  * Describes one write() in flight: the payload is @len bytes at @ubuf, or
- * in @from if @ubuf is NULL; probes report back through @err and
- * @committed. @retry: a try after the payload faulted (uev_write_retry()).
- * @outcome: the three, for one store to clear them.
+ * in @from if @ubuf is NULL (else @from is not set); probes report back
+ * through @err and @committed. @retry: a try after the payload faulted
+ * (uev_write_retry()). @outcome: the three, for one store to clear them.
  */
 struct uev_write {
 	struct user_event	*ev;
@@ -3513,15 +3513,15 @@ static __always_inline int uev_write_event(struct uev_file *uf, int idx,
 	struct uev_slots *slots;
 	struct user_event *ev;
 
-	if (unlikely(idx < 0))
-		return -EINVAL;
-
 	rcu_read_lock();
 	slots = rcu_dereference(uf->slots);
-	/* Pairs with the release in uev_file_slot(): ev[idx] is set. */
-	if (unlikely(!slots || idx >= smp_load_acquire(&slots->nr))) {
+	/*
+	 * Pairs with the release in uev_file_slot(): ev[idx] is set. A
+	 * negative index is out of range too, but has an errno of its own.
+	 */
+	if (unlikely(!slots || (u32)idx >= smp_load_acquire(&slots->nr))) {
 		rcu_read_unlock();
-		return -ENOENT;
+		return idx < 0 ? -EINVAL : -ENOENT;
 	}
 	ev = slots->ev[idx];	/* stays valid: the slot holds a reference */
 	rcu_read_unlock();
@@ -3548,8 +3548,7 @@ static ssize_t uev_data_write(struct file *file, const char __user *ubuf,
 
 	if (unlikely(count < sizeof(idx) || get_user(idx, (int __user *)ubuf)))
 		return -EFAULT;
-	w.ubuf = ubuf + sizeof(idx);
-	w.from = NULL;
+	w.ubuf = ubuf + sizeof(idx);	/* @w.from is not read then */
 	w.len = count - sizeof(idx);
 	ret = uev_write_event(file->private_data, idx, &w);
 	return ret ? ret : count;
