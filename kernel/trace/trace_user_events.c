@@ -225,6 +225,8 @@
 #include <linux/compat.h>
 #include <linux/cred.h>
 #include <linux/ctype.h>
+#include <linux/fs.h>
+#include <linux/fsnotify.h>
 #include <linux/hashtable.h>
 #include <linux/highmem.h>
 #include <linux/ioctl.h>
@@ -3538,19 +3540,31 @@ static __always_inline int uev_write_event(struct uev_file *uf, int idx,
 	return likely(!w->err) ? 0 : uev_write_retry(w);
 }
 
-/* write(): [u32 index][payload] from one buffer, no kiocb or iovec. */
-static ssize_t uev_data_write(struct file *file, const char __user *ubuf,
-			      size_t count, loff_t *ppos)
+/*
+ * One record, [u32 index][payload], from one user buffer that access_ok()
+ * accepted, of at most MAX_RW_COUNT bytes: a write() or one record of a
+ * batch. Returns 0 or a negative errno.
+ */
+static __always_inline int uev_write_buf(struct uev_file *uf,
+					 const char __user *ubuf, size_t count)
 {
 	/* every member is set before use: no zeroing on the hot path */
 	struct uev_write w __uninitialized;
-	int idx, ret;
+	int idx;
 
 	if (unlikely(count < sizeof(idx) || get_user(idx, (int __user *)ubuf)))
 		return -EFAULT;
 	w.ubuf = ubuf + sizeof(idx);	/* @w.from is not read then */
 	w.len = count - sizeof(idx);
-	ret = uev_write_event(file->private_data, idx, &w);
+	return uev_write_event(uf, idx, &w);
+}
+
+/* write(): one record from one buffer, no kiocb or iovec. */
+static ssize_t uev_data_write(struct file *file, const char __user *ubuf,
+			      size_t count, loff_t *ppos)
+{
+	int ret = uev_write_buf(file->private_data, ubuf, count);
+
 	return ret ? ret : count;
 }
 
@@ -3999,6 +4013,107 @@ static long uev_ioctl_loss(struct uev_file *uf, struct user_loss __user *uloss)
 }
 
 /*
+ * Write the records of @vec in order, each as write() writes its buffer
+ * (with vfs_write()'s checks and limits), until one is not written: its
+ * errno in *@err. A fatal signal stops the batch (-EINTR): a batch is at
+ * most USER_BATCH_MAX records, but each may wait for its payload's pages.
+ * Return: the records written.
+ */
+static unsigned int uev_write_batch(struct uev_file *uf,
+				    const struct iovec *vec, unsigned int nr,
+				    int *err)
+{
+	unsigned int i, n = 0;
+	size_t len;
+
+	for (i = 0; i < nr; i++) {
+		if (unlikely(i && fatal_signal_pending(current))) {
+			*err = -EINTR;
+			break;
+		}
+		len = min_t(size_t, vec[i].iov_len, MAX_RW_COUNT);
+		if (unlikely(!access_ok(vec[i].iov_base, vec[i].iov_len)))
+			*err = -EFAULT;
+		else
+			*err = uev_write_buf(uf, vec[i].iov_base, len);
+		if (unlikely(*err))
+			break;
+		uev_resched(&n);
+	}
+	return i;
+}
+
+/*
+ * Read struct user_batch: its fields one by one where @size is this
+ * kernel's (the call's fixed cost is paid once per batch, but also by a
+ * batch of one), else under the rules of every size-versioned struct.
+ */
+static int uev_batch_get(struct user_batch *batch,
+			 const struct user_batch __user *ubatch)
+{
+	if (get_user(batch->size, &ubatch->size))
+		return -EFAULT;
+	if (unlikely(batch->size != sizeof(*batch)))
+		return uev_copy_struct(batch, sizeof(*batch), sizeof(*batch),
+				       ubatch);
+	if (!user_read_access_begin(ubatch, sizeof(*ubatch)))
+		return -EFAULT;
+	unsafe_get_user(batch->count, &ubatch->count, fault);
+	unsafe_get_user(batch->records, &ubatch->records, fault);
+	unsafe_get_user(batch->__reserved, &ubatch->__reserved, fault);
+	user_read_access_end();
+	return 0;
+fault:
+	user_read_access_end();
+	return -EFAULT;
+}
+
+/*
+ * DIAG_IOCSBATCH: many records in one call, so that a program that emits
+ * many events pays one system call for them, with each record's own
+ * answer. The file must be open for writing and pass the checks of a
+ * write(), as each record would. Return: the records written, from the
+ * first; if fewer than asked, @ubatch->error says why the next one was
+ * not.
+ */
+static long uev_ioctl_batch(struct file *file,
+			    struct user_batch __user *ubatch)
+{
+	struct iovec fast[UIO_FASTIOV], *vec;
+	struct user_batch batch;
+	unsigned int done;
+	int ret, err = 0;
+
+	if (!(file->f_mode & FMODE_WRITE))
+		return -EBADF;
+	ret = rw_verify_area(WRITE, file, NULL, 0);
+	if (ret)
+		return ret;
+	ret = uev_batch_get(&batch, ubatch);
+	if (ret)
+		return ret;
+	static_assert(USER_BATCH_MAX <= UIO_MAXIOV);
+	if (!batch.count || batch.count > USER_BATCH_MAX || batch.__reserved)
+		return -EINVAL;
+	/* a struct the answer cannot be stored in fails before any write */
+	if (put_user(0, &ubatch->error))
+		return -EFAULT;
+	vec = iovec_from_user(u64_to_user_ptr(batch.records), batch.count,
+			      ARRAY_SIZE(fast), fast, in_compat_syscall());
+	if (IS_ERR(vec))
+		return PTR_ERR(vec);
+	done = uev_write_batch(file->private_data, vec, batch.count, &err);
+	if (vec != fast)
+		kfree(vec);
+	if (done)
+		fsnotify_modify(file);
+	/* records are written: a struct unmapped meanwhile loses the errno */
+	if (err && put_user(-err, &ubatch->error) && !done)
+		return -EFAULT;
+	return done;
+}
+
+/*
  * DIAG_IOCGLOSS of any size: struct user_loss grows at its end, and its
  * @size says how much of it the caller has.
  */
@@ -4017,6 +4132,8 @@ static long uev_data_ioctl(struct file *file, unsigned int cmd,
 	if (uev_is_loss_cmd(cmd))
 		return uev_ioctl_loss(file->private_data, arg);
 	switch (cmd) {
+	case DIAG_IOCSBATCH:
+		return uev_ioctl_batch(file, arg);
 	case DIAG_IOCSREG:
 		return uev_ioctl_reg(file->private_data, arg);
 	case DIAG_IOCSDEL:
@@ -4049,6 +4166,8 @@ static long uev_data_compat_ioctl(struct file *file, unsigned int cmd,
 		break;
 	case UEV_COMPAT_IOCSUNREG:
 		cmd = DIAG_IOCSUNREG;
+		break;
+	case DIAG_IOCSBATCH:	/* one layout, no pointer in its number */
 		break;
 	default:
 		if (!uev_is_loss_cmd(cmd))	/* no pointer in its number */

@@ -125,6 +125,35 @@ struct user_loss {
 	__u64	lost_size;
 };
 
+/**
+ * struct user_batch - argument of DIAG_IOCSBATCH: records written in one call
+ * @size: input, sizeof(struct user_batch)
+ * @count: input, the number of records, 1 to %USER_BATCH_MAX
+ * @records: input, address of @count struct iovec, one per record, each
+ *	a buffer as write() takes it: [u32 write_index][payload]
+ * @error: output, 0 if every record was written, else the
+ *	positive errno of the first record not written, the one write()
+ *	of its buffer would have returned
+ * @__reserved: input, must be 0
+ *
+ * The records are written in order, each as its own write() would write
+ * it, by the calling thread: the same bytes, pid and CPU. The call returns
+ * the number of records written, from the first; records after the first
+ * one not written are not tried. As for write(), a record that one
+ * consumer recorded before another found it changed or unreadable counts
+ * as not written.
+ */
+struct user_batch {
+	__u32	size;
+	__u32	count;
+	__u64	records;
+	__s32	error;
+	__u32	__reserved;
+};
+
+/* The most records one DIAG_IOCSBATCH takes (UIO_MAXIOV) */
+#define USER_BATCH_MAX 1024
+
 #define DIAG_IOC_MAGIC '*'
 
 /* Register an event: struct user_reg * */
@@ -145,5 +174,7 @@ struct user_loss {
 
 /* Counters of an event registered on this file: struct user_loss */
 #define DIAG_IOCGLOSS _IOWR(DIAG_IOC_MAGIC, 0x1f, struct user_loss)
+/* Write many records in one call: struct user_batch */
+#define DIAG_IOCSBATCH _IOWR(DIAG_IOC_MAGIC, 0x1e, struct user_batch)
 
 #endif /* _UAPI_LINUX_USER_EVENTS_H */

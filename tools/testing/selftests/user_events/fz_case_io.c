@@ -263,7 +263,7 @@ void fz_case_misc(struct fz_ctx *c, __u64 *rs)
 			cmd = _IOC(ue_rand_n(rs, 4), DIAG_IOC_MAGIC, ue_rand_n(rs, 256),
 				   ue_rand_n(rs, 1 << 14));
 		} while (cmd == DIAG_IOCSREG || cmd == DIAG_IOCSDEL || cmd == DIAG_IOCSUNREG ||
-			 fz_is_loss_cmd(cmd));
+			 cmd == DIAG_IOCSBATCH || fz_is_loss_cmd(cmd));
 		ret = ioctl(c->fd_main, cmd, ue_rand(rs));
 	} else if (r < 65) {
 		ret = read(c->fd_main, fz_tmp, 1 + ue_rand_n(rs, 64));
