@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * User events reach every consumer: ftrace (the format file of every field type; the trace text,
- * also through every consumer needing the trace core's full reserve and commit), hist and synthetic
- * triggers, perf samples, BPF programs, and the perf and trace-cmd tools.
+ * also through every consumer needing the trace core's full reserve and commit, as an ordinary
+ * tracepoint's), hist and synthetic triggers, perf samples, BPF programs, and the perf and
+ * trace-cmd tools.
  */
 #include "ue_util.h"
 #include "../kselftest_harness.h"
 #include <linux/bpf.h>
+#include <sys/prctl.h>
 
 #define FT_NAME		"uet_ft_all"
 #define FT_CMD		FT_NAME " u8 a; s8 b; u16 c; s16 d; u32 e; s32 f; " \
@@ -324,6 +326,109 @@ TEST_F(consumer, sees_records)
 		EXPECT_EQ(0, ue_count_str(text, FT_NAME ":"));
 		free(text);
 	}
+}
+
+/*
+ * The same consumers on an ordinary TRACE_EVENT() tracepoint, task:task_rename, which
+ * prctl(PR_SET_NAME) fires: the trace core takes a record to the ring buffer directly only when
+ * none of them is on, for every event.  Record j renames the test to "uet_rn<j>".
+ */
+#define TR_EV		"events/task/task_rename/"
+#define TR_INST		"instances/uet_tp_consumer"
+#define TR_SOFT		"enable_event:task:task_rename"
+
+FIXTURE(tp_consumer) {
+	char comm[16];
+};
+
+FIXTURE_VARIANT(tp_consumer) {
+	struct ft_act act[2];
+	const char *where, *needle;
+	int want;
+	bool traceoff;
+};
+
+FIXTURE_VARIANT_ADD(tp_consumer, plain) { .want = FT_COUNT };
+FIXTURE_VARIANT_ADD(tp_consumer, filter) {
+	.act = { { TR_EV "filter", "newcomm == \"uet_rn1\"", "0" } }, .want = 1,
+};
+
+FIXTURE_VARIANT_ADD(tp_consumer, trigger) {
+	.act = { { TR_EV "trigger", "traceoff", "!traceoff" } }, .want = 1, .traceoff = true,
+};
+
+FIXTURE_VARIANT_ADD(tp_consumer, trigger_cond) {
+	.act = { { TR_EV "trigger", "traceoff if newcomm == \"uet_rn2\"", "!traceoff" } },
+	.want = 3, .traceoff = true,
+};
+
+FIXTURE_VARIANT_ADD(tp_consumer, soft_disabled) {
+	.act = { { TR_EV "enable", "0", "1" }, { TR_EV "trigger", TR_SOFT, "!" TR_SOFT } },
+	.want = FT_COUNT - 1,
+};
+
+FIXTURE_VARIANT_ADD(tp_consumer, pid_other) { .act = { { "set_event_pid", "$PPID", "" } } };
+FIXTURE_VARIANT_ADD(tp_consumer, notrace_pid_self) {
+	.act = { { "set_event_notrace_pid", "$PID", "" } },
+};
+
+FIXTURE_VARIANT_ADD(tp_consumer, stacktrace) {
+	.act = { { "options/stacktrace", "1", "0" } }, .needle = "<stack trace>", .want = FT_COUNT,
+};
+
+FIXTURE_VARIANT_ADD(tp_consumer, instance) {
+	.act = { { TR_INST }, { TR_INST "/" TR_EV "enable", "1", "0" } },
+	.where = TR_INST "/trace", .want = FT_COUNT,
+};
+
+FIXTURE_SETUP(tp_consumer)
+{
+	const struct ft_act *a;
+	int ret;
+
+	ASSERT_EQ(0, prctl(PR_GET_NAME, self->comm));
+	ASSERT_EQ(0, ue_tracing_on());
+	ASSERT_EQ(0, ue_trace_clear());
+	ret = ue_set_enable("task", "task_rename", true);
+	if (ret == -ENOENT)
+		SKIP(return, "no task:task_rename");
+	ASSERT_EQ(0, ret);
+	for (a = variant->act; a < variant->act + ARRAY_SIZE(variant->act) && a->path; a++) {
+		ret = ft_act_do(a, true);
+		if (ret == -ENOENT)
+			SKIP(return, "no %s", a->path);
+		ASSERT_EQ(0, ret) TH_LOG("%s", a->path);
+	}
+}
+
+FIXTURE_TEARDOWN(tp_consumer)
+{
+	int i;
+
+	for (i = ARRAY_SIZE(variant->act) - 1; i >= 0; i--)
+		if (variant->act[i].path)
+			ft_act_do(&variant->act[i], false);
+	if (variant->traceoff)
+		ue_tracing_on();
+	ue_set_enable("task", "task_rename", false);
+	prctl(PR_SET_NAME, self->comm);
+}
+
+TEST_F(tp_consumer, sees_records)
+{
+	const char *where = variant->where ?: "trace";
+	char path[PATH_MAX], comm[16], *text;
+	int j;
+
+	for (j = 0; j < FT_COUNT; j++) {
+		snprintf(comm, sizeof(comm), "uet_rn%d", j);
+		ASSERT_EQ(0, prctl(PR_SET_NAME, comm));
+	}
+	text = ue_read_all(ue_tpath(path, sizeof(path), "%s", where));
+	ASSERT_TRUE(ue_nonnull(text));
+	EXPECT_EQ(variant->want, ue_count_str(text, variant->needle ?: "task_rename:"))
+		TH_LOG("in %s:\n%s", where, text);
+	free(text);
 }
 
 /* hist: key k (val 10 * k + 1, who "w<k>") written k + 1 times */
