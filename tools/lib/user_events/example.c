@@ -4,10 +4,11 @@
  * the user event "lib_example u32 id; u64 bytes; __rel_loc char[] path"
  * when (and only when) a tracer is listening.
  *
- * Usage: example [-n COUNT] [-w]
+ * Usage: example [-n COUNT] [-w] [-b]
  *   -n COUNT  handle COUNT requests (default 10)
  *   -w        wait (up to 60 s) until a tracer enables the event, asleep
  *             until its enable state changes if the kernel can say
+ *   -b        collect the records in a batch and write them together
  *
  * Try:
  *   echo 1 > /sys/kernel/tracing/events/user_events/lib_example/enable
@@ -33,7 +34,18 @@ static const struct ue_field fields[NFIELDS] = {
 
 static void print_help(FILE *out)
 {
-	fprintf(out, "usage: example [-n COUNT] [-w]\n");
+	fprintf(out, "usage: example [-n COUNT] [-w] [-b]\n");
+}
+
+/* Write the batch's records; report the first one not written. */
+static void submit(struct ue_batch *b)
+{
+	int err, n;
+
+	n = ue_batch_submit(b, &err);
+	if (err)
+		fprintf(stderr, "batch: record %d not written: %s\n", n,
+			strerror(-err));
 }
 
 static int wait_enabled(struct ue_session *s, const struct ue_event *ev)
@@ -53,19 +65,23 @@ static int wait_enabled(struct ue_session *s, const struct ue_event *ev)
 
 int main(int argc, char **argv)
 {
+	struct ue_batch *batch = NULL;
 	struct ue_session *s;
 	struct ue_event *ev;
 	struct ue_loss loss;
-	int count = 10, wait = 0, opt, i, ret;
+	int count = 10, wait = 0, use_batch = 0, opt, i, ret;
 	char path[64];
 
-	while ((opt = getopt(argc, argv, "n:wh")) != -1) {
+	while ((opt = getopt(argc, argv, "n:wbh")) != -1) {
 		switch (opt) {
 		case 'n':
 			count = atoi(optarg);
 			break;
 		case 'w':
 			wait = 1;
+			break;
+		case 'b':
+			use_batch = 1;
 			break;
 		case 'h':
 			print_help(stdout);
@@ -89,6 +105,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	/* 0, 0: a 64 KiB buffer, as many records as one system call takes */
+	if (use_batch) {
+		ret = ue_batch_open(s, 0, 0, &batch);
+		if (ret)
+			fprintf(stderr, "batch: %s\n", strerror(-ret));
+	}
+
 	if (wait && wait_enabled(s, ev))
 		fprintf(stderr, "nobody enabled lib_example\n");
 
@@ -97,9 +120,25 @@ int main(int argc, char **argv)
 		if (!ue_enabled(ev))
 			continue;
 		snprintf(path, sizeof(path), "/request/%d", i);
-		ret = ue_write(ev, (unsigned int)i, (uint64_t)i * 512, path);
+		if (!batch) {
+			ret = ue_write(ev, (unsigned int)i, (uint64_t)i * 512,
+				       path);
+		} else {
+			/* the record is copied: path may change after this */
+			ret = ue_batch_add(batch, ev, (unsigned int)i,
+					   (uint64_t)i * 512, path);
+			if (ret == -ENOSPC) {
+				submit(batch);
+				ret = ue_batch_add(batch, ev, (unsigned int)i,
+						   (uint64_t)i * 512, path);
+			}
+		}
 		if (ret && ret != -EBADF)
 			fprintf(stderr, "write: %s\n", strerror(-ret));
+	}
+	if (batch) {
+		submit(batch);
+		ue_batch_close(batch);
 	}
 
 	if (!ue_event_loss(ev, &loss))

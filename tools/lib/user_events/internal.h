@@ -16,17 +16,21 @@
 #include "../../include/uapi/linux/user_events.h"
 
 /*
- * sys.c: the library's ways into the kernel other than writes: ioctl(),
- * poll() and read() on user_events_data, returning -errno on failure.
- * sys.o defines nothing else, so a test that links its own three ahead
- * of libuser_events.a plays another kernel (one that knows fewer flags,
- * say).
+ * sys.c: the library's ways into the kernel other than the writev() of
+ * ue_write(): ioctl(), poll() and read() on user_events_data, and the
+ * write() of each record of a batch on a kernel without DIAG_IOCSBATCH,
+ * returning -errno on failure.  sys.o defines nothing else, so a test
+ * that links its own four ahead of libuser_events.a plays another kernel
+ * (one that knows fewer flags, or no batches, say).
  */
+/* ioctl(): its result, >= 0 (DIAG_IOCSBATCH: the records written) */
 int uel_ioctl(int fd, unsigned long request, void *arg);
 /* poll() of @fd alone: its revents, 0 on timeout */
 int uel_poll(int fd, short events, int timeout_ms);
 /* read(): the bytes read */
 ssize_t uel_read(int fd, void *buf, size_t len);
+/* write(): the bytes written */
+ssize_t uel_write(int fd, const void *buf, size_t len);
 
 /* ue_find_tracefs() on the mount table @mounts instead of /proc/mounts. */
 int uel_find_tracefs_in(const char *mounts, char *buf, size_t len);

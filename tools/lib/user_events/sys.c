@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libuser_events: the ioctls, poll and read of user_events_data, and
- * nothing else (see internal.h: the library's tests replace this object).
+ * libuser_events: the ioctls, poll and read of user_events_data and the
+ * writes of batches, and nothing else (see internal.h: the library's tests
+ * replace this object).
  */
 #include <errno.h>
 #include <poll.h>
@@ -12,7 +13,9 @@
 
 int uel_ioctl(int fd, unsigned long request, void *arg)
 {
-	return ioctl(fd, request, arg) == -1 ? -errno : 0;
+	int ret = ioctl(fd, request, arg);
+
+	return ret == -1 ? -errno : ret;
 }
 
 int uel_poll(int fd, short events, int timeout_ms)
@@ -28,6 +31,13 @@ int uel_poll(int fd, short events, int timeout_ms)
 ssize_t uel_read(int fd, void *buf, size_t len)
 {
 	ssize_t n = read(fd, buf, len);
+
+	return n < 0 ? -errno : n;
+}
+
+ssize_t uel_write(int fd, const void *buf, size_t len)
+{
+	ssize_t n = write(fd, buf, len);
 
 	return n < 0 ? -errno : n;
 }

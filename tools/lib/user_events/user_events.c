@@ -12,9 +12,15 @@
  * and structs referenced in place), then the data of the __data_loc and
  * __rel_loc fields, and hand it to one writev().
  *
+ * A batch lays its records out the same way (uel_layout()) and copies
+ * each into its buffer, [write index][payload], at once: the kernel takes
+ * them all with DIAG_IOCSBATCH, or one write() each where it does not know
+ * that ioctl.
+ *
  * No kernel limit is restated here: the kernel's answer is final.  The
  * library's own bounds come from the ABI (a location word holds 16-bit
- * offsets and lengths) and from writev() (IOV_MAX vectors per write).
+ * offsets and lengths, DIAG_IOCSBATCH takes USER_BATCH_MAX records) and
+ * from writev() (IOV_MAX vectors per write).
  *
  * Locking: one library-wide mutex serialises registration, unregistration
  * and the session lists; it is held across fork() (pthread_atfork) so a
@@ -70,9 +76,13 @@ static_assert(UE_FLAG_NOTIFY == USER_EVENT_REG_NOTIFY, "flag values");
 #define UEL_FIELDS_MAX		((IOV_MAX - 1) / 3)
 /* Zero padding of char[N] up to this N; longer arrays bring their own */
 #define UEL_ZEROS		256
+/* A batch's buffer and record slots when ue_batch_open() is given 0 */
+#define UEL_BATCH_BYTES		65536
+#define UEL_BATCH_RECORDS	USER_BATCH_MAX
 
 struct ue_session {
 	int fd;
+	int no_batch;		/* DIAG_IOCSBATCH failed with ENOTTY (atomic) */
 	struct ue_event *events;	/* registered events, under uel_lock */
 	uint32_t common_size;	/* of trace records, 0: not read yet */
 	char tracefs[PATH_MAX];
@@ -94,6 +104,21 @@ struct ue_event {
 	const char *zeros;	/* padding of char[N]: uel_zeros or own */
 	char *buf;		/* the command split up: names and types */
 	struct uel_field fields[];
+};
+
+/*
+ * Records laid out for one write each, in @buf: @recs[i] is the i-th
+ * record, [write index][payload], as write() takes it and as
+ * DIAG_IOCSBATCH takes an array of them.
+ */
+struct ue_batch {
+	struct ue_session *session;
+	unsigned int max;	/* record slots */
+	unsigned int count;	/* records added since the last submit */
+	unsigned int dropped;	/* by the last submit: not traced any more */
+	size_t size, used;	/* bytes of @buf */
+	struct iovec *recs;
+	char *buf;
 };
 
 static pthread_mutex_t uel_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -829,14 +854,17 @@ static int64_t uel_loc(const struct ue_event *e, const struct uel_field *f,
 }
 
 /*
- * One writev(): the write index, the e->nvec vectors of the fixed part,
- * then the dynamic data.  Integers and location words are copied to
- * @slots; everything else is written from where the caller has it.
+ * Lay out the record of @vals as the kernel reads it, in @iov (IOV_MAX
+ * vectors): the write index, the e->nvec vectors of the fixed part, then
+ * the dynamic data.  Integers and location words are copied to @slots
+ * (UEL_FIELDS_MAX); everything else stays where the caller has it.
+ * ue_write() hands the vectors to writev(), a batch copies them.
+ * Return: the number of vectors, or a negative errno.
  */
-static int uel_emit(const struct ue_event *e, const struct ue_value *vals)
+static int uel_layout(const struct ue_event *e, const struct ue_value *vals,
+		      struct iovec *iov, uint64_t *slots)
 {
-	struct iovec iov[IOV_MAX], *fixed = iov + 1, *dyn = fixed + e->nvec;
-	uint64_t slots[UEL_FIELDS_MAX];
+	struct iovec *fixed = iov + 1, *dyn = fixed + e->nvec;
 	size_t len, dyn_size = 0;
 	const void *data;
 	unsigned int i;
@@ -873,31 +901,37 @@ static int uel_emit(const struct ue_event *e, const struct ue_value *vals)
 			break;
 		}
 	}
-	return writev(e->fd, iov, dyn - iov) < 0 ? -errno : 0;
+	return dyn - iov;
 }
 
-UEL_EXPORT int ue_write_values(const struct ue_event *e,
-			       const struct ue_value *vals, unsigned int nvals)
+static int uel_batch_put(struct ue_batch *b, const struct iovec *iov,
+			 unsigned int n);
+
+/*
+ * The record of @vals, laid out once: written with one writev(), or
+ * copied into @b (ue_batch_add()) if not NULL.
+ */
+static int uel_emit(const struct ue_event *e, const struct ue_value *vals,
+		    struct ue_batch *b)
 {
-	if (!e || nvals != e->nfields || (nvals && !vals))
-		return -EINVAL;
-	if (e->raw_only)
-		return -EOPNOTSUPP;
-	return uel_emit(e, vals);
+	uint64_t slots[UEL_FIELDS_MAX];
+	struct iovec iov[IOV_MAX];
+	int n;
+
+	n = uel_layout(e, vals, iov, slots);
+	if (n < 0)
+		return n;
+	if (b)
+		return uel_batch_put(b, iov, n);
+	return writev(e->fd, iov, n) < 0 ? -errno : 0;
 }
 
-UEL_EXPORT int ue_write(const struct ue_event *e, ...)
+/* The arguments of ue_write() or ue_batch_add() after @e, in @vals. */
+static void uel_args(const struct ue_event *e, va_list ap,
+		     struct ue_value *vals)
 {
-	struct ue_value vals[UEL_FIELDS_MAX];
 	unsigned int i;
-	va_list ap;
 
-	if (!e)
-		return -EINVAL;
-	if (e->raw_only)
-		return -EOPNOTSUPP;
-
-	va_start(ap, e);
 	for (i = 0; i < e->nfields; i++) {
 		const struct uel_field *f = &e->fields[i];
 
@@ -920,9 +954,42 @@ UEL_EXPORT int ue_write(const struct ue_event *e, ...)
 			break;
 		}
 	}
+}
+
+UEL_EXPORT int ue_write_values(const struct ue_event *e,
+			       const struct ue_value *vals, unsigned int nvals)
+{
+	if (!e || nvals != e->nfields || (nvals && !vals))
+		return -EINVAL;
+	if (e->raw_only)
+		return -EOPNOTSUPP;
+	return uel_emit(e, vals, NULL);
+}
+
+UEL_EXPORT int ue_write(const struct ue_event *e, ...)
+{
+	struct ue_value vals[UEL_FIELDS_MAX];
+	va_list ap;
+
+	if (!e)
+		return -EINVAL;
+	if (e->raw_only)
+		return -EOPNOTSUPP;
+
+	va_start(ap, e);
+	uel_args(e, ap, vals);
 	va_end(ap);
 
-	return uel_emit(e, vals);
+	return uel_emit(e, vals, NULL);
+}
+
+/* The write index, then the caller's @iovcnt vectors, in @v (IOV_MAX). */
+static void uel_raw_layout(const struct ue_event *e, const struct iovec *iov,
+			   unsigned int iovcnt, struct iovec *v)
+{
+	uel_vec(&v[0], &e->index, sizeof(e->index));
+	if (iovcnt)
+		memcpy(&v[1], iov, iovcnt * sizeof(*iov));
 }
 
 UEL_EXPORT int ue_write_raw(const struct ue_event *e, const struct iovec *iov,
@@ -933,12 +1000,255 @@ UEL_EXPORT int ue_write_raw(const struct ue_event *e, const struct iovec *iov,
 
 	if (!e || iovcnt >= IOV_MAX || (iovcnt && !iov))
 		return -EINVAL;
-	v[0].iov_base = (void *)&e->index;
-	v[0].iov_len = sizeof(e->index);
-	memcpy(&v[1], iov, iovcnt * sizeof(*iov));
+	uel_raw_layout(e, iov, iovcnt, v);
 
 	ret = writev(e->fd, v, iovcnt + 1);
 	return ret < 0 ? -errno : 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Batches
+ */
+
+UEL_EXPORT int ue_batch_open(struct ue_session *s, size_t bytes,
+			     unsigned int max_records, struct ue_batch **out)
+{
+	struct ue_batch *b;
+	size_t len;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (!s)
+		return -EINVAL;
+	if (!bytes)
+		bytes = UEL_BATCH_BYTES;
+	if (!max_records)
+		max_records = UEL_BATCH_RECORDS;
+	/* ue_batch_submit() returns a count of records as an int */
+	if (max_records > INT_MAX)
+		return -EINVAL;
+
+	/* the handle, then the record slots */
+	if (__builtin_mul_overflow(max_records, sizeof(b->recs[0]), &len) ||
+	    __builtin_add_overflow(len, sizeof(*b), &len))
+		return -ENOMEM;
+	b = calloc(1, len);
+	if (!b)
+		return -ENOMEM;
+	b->buf = malloc(bytes);
+	if (!b->buf) {
+		free(b);
+		return -ENOMEM;
+	}
+	b->recs = (struct iovec *)(b + 1);
+	b->session = s;
+	b->max = max_records;
+	b->size = bytes;
+	*out = b;
+	return 0;
+}
+
+UEL_EXPORT void ue_batch_close(struct ue_batch *b)
+{
+	if (!b)
+		return;
+	free(b->buf);
+	free(b);
+}
+
+UEL_EXPORT unsigned int ue_batch_count(const struct ue_batch *b)
+{
+	return b->count;
+}
+
+UEL_EXPORT unsigned int ue_batch_dropped(const struct ue_batch *b)
+{
+	return b->dropped;
+}
+
+/*
+ * What every add checks first, in this order: the arguments, the session,
+ * then the enable word, so that a record nobody would see costs nothing
+ * more.
+ */
+static int uel_batch_check(const struct ue_batch *b, const struct ue_event *e)
+{
+	if (!b || !e || e->session != b->session)
+		return -EINVAL;
+	if (!ue_enabled(e))
+		return -EBADF;
+	return 0;
+}
+
+/*
+ * Copy the record of the @n vectors of @iov into @b, contiguous, and take
+ * a slot for it.  Return: 0, -EMSGSIZE (larger than the whole buffer),
+ * -ENOSPC (no room left), -EFAULT (a vector without its bytes).
+ */
+static int uel_batch_put(struct ue_batch *b, const struct iovec *iov,
+			 unsigned int n)
+{
+	size_t len = 0;
+	unsigned int i;
+	char *at;
+
+	for (i = 0; i < n; i++) {
+		if (!iov[i].iov_base && iov[i].iov_len)
+			return -EFAULT;
+		/* len <= b->size all along: no overflow */
+		if (iov[i].iov_len > b->size - len)
+			return -EMSGSIZE;
+		len += iov[i].iov_len;
+	}
+	if (b->count == b->max || len > b->size - b->used)
+		return -ENOSPC;
+
+	at = b->buf + b->used;
+	uel_vec(&b->recs[b->count], at, len);
+	for (i = 0; i < n; i++) {
+		if (iov[i].iov_len)
+			memcpy(at, iov[i].iov_base, iov[i].iov_len);
+		at += iov[i].iov_len;
+	}
+	b->used += len;
+	b->count++;
+	return 0;
+}
+
+UEL_EXPORT int ue_batch_add(struct ue_batch *b, const struct ue_event *e, ...)
+{
+	struct ue_value vals[UEL_FIELDS_MAX];
+	va_list ap;
+	int ret;
+
+	ret = uel_batch_check(b, e);
+	if (ret)
+		return ret;
+	if (e->raw_only)
+		return -EOPNOTSUPP;
+
+	va_start(ap, e);
+	uel_args(e, ap, vals);
+	va_end(ap);
+
+	return uel_emit(e, vals, b);
+}
+
+UEL_EXPORT int ue_batch_add_values(struct ue_batch *b,
+				   const struct ue_event *e,
+				   const struct ue_value *vals,
+				   unsigned int nvals)
+{
+	int ret;
+
+	ret = uel_batch_check(b, e);
+	if (ret)
+		return ret;
+	if (nvals != e->nfields || (nvals && !vals))
+		return -EINVAL;
+	if (e->raw_only)
+		return -EOPNOTSUPP;
+	return uel_emit(e, vals, b);
+}
+
+UEL_EXPORT int ue_batch_add_raw(struct ue_batch *b, const struct ue_event *e,
+				const struct iovec *iov, unsigned int iovcnt)
+{
+	struct iovec v[IOV_MAX];
+	int ret;
+
+	ret = uel_batch_check(b, e);
+	if (ret)
+		return ret;
+	if (iovcnt >= IOV_MAX || (iovcnt && !iov))
+		return -EINVAL;
+	uel_raw_layout(e, iov, iovcnt, v);
+	return uel_batch_put(b, v, iovcnt + 1);
+}
+
+/*
+ * Write the records of @b from @from on, USER_BATCH_MAX at most: with one
+ * DIAG_IOCSBATCH, or with one write() each on a kernel without it (which
+ * fails the ioctl with ENOTTY: remembered for the session).
+ * Return: the number of records written, from @from on, with *@err 0 or
+ * the negative errno of the next one, as its write() would have failed;
+ * or a negative errno when the call failed as a whole, nothing written.
+ */
+static int uel_batch_write(struct ue_batch *b, unsigned int from, int *err)
+{
+	struct ue_session *s = b->session;
+	unsigned int n = b->count - from, i;
+	struct user_batch ub;
+	ssize_t w;
+	int ret;
+
+	if (n > USER_BATCH_MAX)
+		n = USER_BATCH_MAX;
+	*err = 0;
+	if (!__atomic_load_n(&s->no_batch, __ATOMIC_RELAXED)) {
+		memset(&ub, 0, sizeof(ub));
+		ub.size = sizeof(ub);
+		ub.count = n;
+		ub.records = (uint64_t)(uintptr_t)&b->recs[from];
+		ret = uel_ioctl(s->fd, DIAG_IOCSBATCH, &ub);
+		if (ret != -ENOTTY) {
+			if (ret < 0)
+				return ret;
+			if ((unsigned int)ret >= n)
+				return n;
+			/* a stop without a reason would be the kernel's bug */
+			*err = ub.error > 0 ? -ub.error : -EIO;
+			return ret;
+		}
+		__atomic_store_n(&s->no_batch, 1, __ATOMIC_RELAXED);
+	}
+	for (i = 0; i < n; i++) {
+		w = uel_write(s->fd, b->recs[from + i].iov_base,
+			      b->recs[from + i].iov_len);
+		if (w < 0) {
+			*err = (int)w;
+			break;
+		}
+	}
+	return i;
+}
+
+/*
+ * Records the kernel refuses with EBADF are of events nobody traces any
+ * more: dropped, as ue_write() of them would have been, and the rest is
+ * written.  Any other refusal ends the submission.
+ */
+UEL_EXPORT int ue_batch_submit(struct ue_batch *b, int *error)
+{
+	unsigned int done = 0;
+	int n, err = 0;
+
+	if (error)
+		*error = 0;
+	if (!b)
+		return -EINVAL;
+	b->dropped = 0;
+	while (done < b->count) {
+		n = uel_batch_write(b, done, &err);
+		if (n < 0) {
+			err = n;
+			break;
+		}
+		done += n;
+		if (err == -EBADF) {
+			b->dropped++;
+			done++;
+			err = 0;
+		} else if (err) {
+			break;
+		}
+	}
+	b->count = 0;
+	b->used = 0;
+	if (error)
+		*error = err;
+	return done;
 }
 
 UEL_EXPORT int ue_delete(struct ue_session *s, const char *name)

@@ -47,9 +47,14 @@ extern "C" {
  * starts with a &struct ue_event_head.  ue_register() or
  * ue_register_fields() create it, ue_event_close() or ue_session_close()
  * destroy it.
+ *
+ * struct ue_batch holds records of events of one session, to be written
+ * together.  It is opaque; ue_batch_open() creates it, ue_batch_close()
+ * destroys it.
  */
 struct ue_session;
 struct ue_event;
+struct ue_batch;
 
 /**
  * struct ue_event_head - the public, stable start of every &struct ue_event
@@ -459,6 +464,139 @@ int ue_write_values(const struct ue_event *e, const struct ue_value *vals,
  */
 int ue_write_raw(const struct ue_event *e, const struct iovec *iov,
 		 unsigned int iovcnt);
+
+/**
+ * DOC: Batches
+ *
+ * A batch collects records of events of one session and writes them in
+ * one system call, DIAG_IOCSBATCH, each exactly as its own ue_write()
+ * would write it (the same bytes, pid and CPU, in the order added).  On a
+ * kernel without that ioctl (it fails with ENOTTY, remembered for the
+ * session) the records are written with one write() each, with the same
+ * results.
+ *
+ * Adding checks ue_enabled() first: the record of an event nobody traces
+ * is not added (-EBADF) and costs nothing more.  Otherwise the record is
+ * laid out as ue_write() lays it out and copied into the batch's buffer,
+ * so the values need not outlive the call.
+ *
+ * A batch belongs to one thread at a time; distinct batches, and
+ * ue_write(), may be used at the same time on the same session and
+ * events.  An event must stay open while a record of it is in a batch
+ * (until ue_batch_submit() or ue_batch_close()).
+ */
+
+/**
+ * ue_batch_open() - create a batch
+ * @s: the session whose events the batch takes
+ * @bytes: size of its buffer, which holds the records as they are
+ *	written, [u32 write_index][payload] each; 0: 65536
+ * @max_records: records it takes; 0: 1024 (USER_BATCH_MAX of
+ *	<linux/user_events.h>, what one DIAG_IOCSBATCH takes: more are
+ *	written with several)
+ * @out: receives the batch
+ *
+ * Return: 0, -EINVAL (NULL arguments, @max_records above INT_MAX) or
+ * -ENOMEM.
+ */
+int ue_batch_open(struct ue_session *s, size_t bytes,
+		  unsigned int max_records, struct ue_batch **out);
+
+/**
+ * ue_batch_close() - free a batch
+ * @b: the batch (NULL is ignored)
+ *
+ * Records added since the last ue_batch_submit() are not written.
+ */
+void ue_batch_close(struct ue_batch *b);
+
+/**
+ * ue_batch_add() - add a record to a batch, values as arguments
+ * @b: the batch
+ * @e: the event, of the batch's session
+ * @...: the values, as ue_write() takes them
+ *
+ * The values are read now: a pointer that ue_write() would answer with
+ * -EFAULT after the kernel tried to read it must here point to readable
+ * memory.
+ *
+ * Return: 0, -EBADF (no tracer has @e enabled: nothing added), -ENOSPC
+ * (the buffer or the record slots are full: submit, then add again),
+ * -EMSGSIZE (the record is larger than the whole buffer), -EINVAL (NULL
+ * arguments, or @e is of another session), or what ue_write() would
+ * return before writing: -E2BIG, -EFAULT, -EOPNOTSUPP.
+ */
+int ue_batch_add(struct ue_batch *b, const struct ue_event *e, ...);
+
+/**
+ * ue_batch_add_values() - add a record to a batch, values as an array
+ * @b: the batch
+ * @e: the event, of the batch's session
+ * @vals: one value per field (see &struct ue_value)
+ * @nvals: number of @vals; must equal ue_event_field_count()
+ *
+ * Return: as ue_batch_add(); -EINVAL when @nvals is wrong.
+ */
+int ue_batch_add_values(struct ue_batch *b, const struct ue_event *e,
+			const struct ue_value *vals, unsigned int nvals);
+
+/**
+ * ue_batch_add_raw() - add a payload prepared by the caller to a batch
+ * @b: the batch
+ * @e: the event, of the batch's session
+ * @iov: the payload (without the write index), as ue_write_raw() takes it
+ * @iovcnt: number of @iov, fewer than IOV_MAX
+ *
+ * The payload is copied, unchecked: the kernel judges it when the batch
+ * is submitted.
+ *
+ * Return: as ue_batch_add(); -EFAULT for a vector with a length and a
+ * NULL base.
+ */
+int ue_batch_add_raw(struct ue_batch *b, const struct ue_event *e,
+		     const struct iovec *iov, unsigned int iovcnt);
+
+/**
+ * ue_batch_count() - records waiting in a batch
+ * @b: the batch
+ *
+ * Return: the records added since the last ue_batch_submit().
+ */
+unsigned int ue_batch_count(const struct ue_batch *b);
+
+/**
+ * ue_batch_submit() - write the records of a batch
+ * @b: the batch
+ * @error: receives 0, or the negative errno of the first record not
+ *	written (may be NULL)
+ *
+ * Writes the records in the order they were added.  A record the kernel
+ * refuses with EBADF, because its event is no longer traced, is dropped
+ * as ue_write() would have had it refused, and the next records are
+ * written all the same; ue_batch_dropped() counts them.  Any other
+ * refusal ends the submission: the records after the refused one are not
+ * tried.  Either way the batch is empty afterwards, ready for new
+ * records.
+ *
+ * Return: n >= 0, the records dealt with, from the first: each of them
+ * was written, unless it was dropped.  When n is less than
+ * ue_batch_count() was, record [n] was not written, and *@error says why
+ * (what ue_write() of it would have returned, or the error of the
+ * system call that was to write it: -ENOMEM...); the records after it
+ * were not tried.  When n equals it, *@error is 0.  -EINVAL when @b is
+ * NULL.
+ */
+int ue_batch_submit(struct ue_batch *b, int *error);
+
+/**
+ * ue_batch_dropped() - records the last submit dropped
+ * @b: the batch
+ *
+ * Return: how many records the last ue_batch_submit() of @b dropped
+ * because their event was no longer traced (the kernel refused them with
+ * EBADF).
+ */
+unsigned int ue_batch_dropped(const struct ue_batch *b);
 
 /**
  * ue_delete() - delete an event by name

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libuser_events: every public function, its error paths, the flag
- * fallback for older kernels, fork and threads, on the running kernel;
- * the argument checks and the answers to older kernels also without one
- * (fixture nokernel).
+ * fallback for older kernels, batches with and without DIAG_IOCSBATCH,
+ * fork and threads, on the running kernel; the argument checks, the
+ * answers to older kernels and the batches also without one (fixtures
+ * nokernel and fakebatch).
  *
  * Linked with libuser_events.a; old_kernel.o stands in for the library's
- * ioctls, poll and read, and the mount table parser is reached through
- * internal.h.
+ * ioctls, poll, read and batch writes, and the mount table parser is
+ * reached through internal.h.
  * The test's own view of tracefs (a few files read and written) is below;
  * it uses nothing of the library, so that it can judge it.
  */
@@ -26,6 +27,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -944,6 +946,269 @@ TEST_F(lib, loss)
 }
 
 /* ---------------------------------------------------------------------
+ * Batches on the running kernel: through DIAG_IOCSBATCH (variant ioctl,
+ * where the kernel has it) and through one write() per record (variant
+ * write: old_kernel.c fails the ioctl as a kernel without it does).
+ */
+
+/* Does the kernel know DIAG_IOCSBATCH?  It refuses a count of 0. */
+static bool kernel_has_batch(int fd)
+{
+	struct user_batch b = { .size = sizeof(b) };
+
+	return ioctl(fd, DIAG_IOCSBATCH, &b) == -1 && errno == EINVAL;
+}
+
+FIXTURE(batch) {
+	struct ue_session *s;
+	struct ue_batch *b;
+	bool ioctl;		/* records go through DIAG_IOCSBATCH */
+	bool asked;		/* the session tried DIAG_IOCSBATCH */
+};
+
+FIXTURE_VARIANT(batch) {
+	bool no_batch;		/* play a kernel without DIAG_IOCSBATCH */
+};
+
+FIXTURE_VARIANT_ADD(batch, ioctl) {
+	.no_batch = false,
+};
+
+FIXTURE_VARIANT_ADD(batch, write) {
+	.no_batch = true,
+};
+
+FIXTURE_SETUP(batch)
+{
+	self->s = NULL;
+	self->b = NULL;
+	self->asked = false;
+	if (!tfs_find())
+		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
+	ASSERT_EQ(0, ue_session_open(NULL, &self->s));
+	ASSERT_EQ(0, tfs_put(tfs_open(O_WRONLY, "tracing_on"), "1"));
+	ASSERT_EQ(0, tfs_put(tfs_open(O_WRONLY | O_TRUNC, "trace"), ""));
+	self->ioctl = !variant->no_batch &&
+		      kernel_has_batch(ue_session_fd(self->s));
+	if (!variant->no_batch && !self->ioctl)
+		TH_LOG("the kernel has no DIAG_IOCSBATCH: one write() per record");
+	old_kernel_no_batch = variant->no_batch;
+	old_kernel_batch_calls = 0;
+	old_kernel_writes = 0;
+	ASSERT_EQ(0, ue_batch_open(self->s, 0, 0, &self->b));
+}
+
+FIXTURE_TEARDOWN(batch)
+{
+	old_kernel_no_batch = false;
+	ue_batch_close(self->b);
+	tfs_enable(USER_EVENTS_SYSTEM, false);
+	ue_session_close(self->s);
+}
+
+/*
+ * The system calls of submits that tried @tried records in @calls
+ * DIAG_IOCSBATCH (@ioctl) or, without the ioctl, in one DIAG_IOCSBATCH
+ * that failed, the session's first, then a write() each.
+ */
+#define EXPECT_SUBMIT_CALLS(ioctl, calls, tried) do {			\
+	if (ioctl) {							\
+		EXPECT_EQ(calls, old_kernel_batch_calls);		\
+		EXPECT_EQ(0, old_kernel_writes);			\
+	} else {							\
+		EXPECT_EQ(self->asked ? 0 : 1, old_kernel_batch_calls);	\
+		EXPECT_EQ(tried, old_kernel_writes);			\
+	}								\
+	self->asked = true;						\
+	old_kernel_batch_calls = 0;					\
+	old_kernel_writes = 0;						\
+} while (0)
+#define EXPECT_CALLS(calls, tried) \
+	EXPECT_SUBMIT_CALLS(self->ioctl, calls, tried)
+
+/* The records of all three adds, as ue_write() writes them. */
+TEST_F(batch, records)
+{
+	struct uet_pt pt = UET_PT_INIT;
+	uint32_t a = 77, loc = DYN_LOC(0, 4);
+	struct iovec iov[3] = {
+		{ &a, 4 }, { &loc, 4 }, { "raw", 4 },
+	};
+	struct ue_event *e, *r;
+	struct ue_value v[15];
+	int err = 1;
+
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_ball " ALL_FIELDS, 0, &e));
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_braw u32 a; __rel_loc char[] s",
+				 0, &r));
+	ASSERT_TRUE(enable_and_wait(SYS "uet_lib_ball", e));
+	ASSERT_TRUE(enable_and_wait(SYS "uet_lib_braw", r));
+
+	EXPECT_EQ(0, ue_batch_count(self->b));
+	ASSERT_EQ(0, ue_batch_add(self->b, e, 'A', -128, 0x1234, -2, 0xdeadbeef,
+				  -7, (uint64_t)0x123456789ull, (int64_t)-9,
+				  "hi", "xyz", "dl-str", "rl-str", "blob",
+				  (size_t)4, &pt));
+	all_values(v, &pt, NULL);
+	ASSERT_EQ(0, ue_batch_add_values(self->b, e, v, 14));
+	ASSERT_EQ(0, ue_batch_add_raw(self->b, r, iov, 3));
+	/* copied at add: the caller's memory may change before the submit */
+	a = 0;
+	EXPECT_EQ(3, ue_batch_count(self->b));
+	EXPECT_EQ(0, trace_count("uet_lib_b"));
+
+	EXPECT_EQ(3, ue_batch_submit(self->b, &err));
+	EXPECT_EQ(0, err);
+	EXPECT_EQ(0, ue_batch_dropped(self->b));
+	EXPECT_EQ(0, ue_batch_count(self->b));
+	EXPECT_CALLS(1, 3);
+	EXPECT_EQ(2, trace_count("uet_lib_ball: " ALL_TEXT "\n"));
+	EXPECT_EQ(1, trace_count("uet_lib_braw: a=0x4d (77) s=raw"));
+
+	/* empty, reusable; an empty batch makes no call */
+	EXPECT_EQ(0, ue_batch_submit(self->b, &err));
+	EXPECT_EQ(0, err);
+	ASSERT_EQ(0, ue_batch_add(self->b, r, 5u, "again"));
+	EXPECT_EQ(1, ue_batch_submit(self->b, NULL));
+	EXPECT_CALLS(1, 1);
+	EXPECT_EQ(1, trace_count("uet_lib_braw: a=0x5 (5) s=again"));
+
+	EXPECT_EQ(0, ue_event_close(e));
+	EXPECT_EQ(0, ue_event_close(r));
+}
+
+/* An event nobody traces: its records are not even added. */
+TEST_F(batch, untraced)
+{
+	uint32_t a = 1;
+	struct iovec iov = { &a, 4 };
+	struct ue_value v = { .u = 1 };
+	struct ue_event *e;
+	int err = 1;
+
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_boff u32 a", 0, &e));
+	EXPECT_FALSE(ue_enabled(e));
+	EXPECT_EQ(-EBADF, ue_batch_add(self->b, e, 1u));
+	EXPECT_EQ(-EBADF, ue_batch_add_values(self->b, e, &v, 1));
+	EXPECT_EQ(-EBADF, ue_batch_add_raw(self->b, e, &iov, 1));
+	EXPECT_EQ(0, ue_batch_count(self->b));
+	EXPECT_EQ(0, ue_batch_submit(self->b, &err));
+	EXPECT_EQ(0, err);
+	EXPECT_EQ(0, old_kernel_batch_calls);
+	EXPECT_EQ(0, old_kernel_writes);
+	EXPECT_EQ(0, ue_event_close(e));
+}
+
+/*
+ * An event disabled between add and submit: its records are dropped
+ * (the kernel refuses each with EBADF), the others are all written.
+ */
+TEST_F(batch, disabled_before_submit)
+{
+	struct ue_event *a, *b;
+	int err = 1;
+
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_bka u32 n", 0, &a));
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_bkb u32 n", 0, &b));
+	ASSERT_TRUE(enable_and_wait(SYS "uet_lib_bka", a));
+	ASSERT_TRUE(enable_and_wait(SYS "uet_lib_bkb", b));
+
+	ASSERT_EQ(0, ue_batch_add(self->b, a, 1u));
+	ASSERT_EQ(0, ue_batch_add(self->b, b, 2u));
+	ASSERT_EQ(0, ue_batch_add(self->b, a, 3u));
+	ASSERT_EQ(0, ue_batch_add(self->b, b, 4u));
+	ASSERT_EQ(0, ue_batch_add(self->b, a, 5u));
+	ASSERT_EQ(0, tfs_enable(SYS "uet_lib_bkb", false));
+	ASSERT_TRUE(wait_word(b, false));
+
+	EXPECT_EQ(5, ue_batch_submit(self->b, &err));
+	EXPECT_EQ(0, err);
+	EXPECT_EQ(2, ue_batch_dropped(self->b));
+	/* stopped at each dropped record, then went on from the next */
+	EXPECT_CALLS(3, 5);
+	EXPECT_EQ(3, trace_count("uet_lib_bka: n="));
+	EXPECT_EQ(1, trace_count("uet_lib_bka: n=0x5 (5)"));
+	EXPECT_EQ(0, trace_count("uet_lib_bkb: n="));
+
+	/* the count is the last submit's */
+	ASSERT_EQ(0, ue_batch_add(self->b, a, 6u));
+	EXPECT_EQ(1, ue_batch_submit(self->b, &err));
+	EXPECT_EQ(0, ue_batch_dropped(self->b));
+
+	EXPECT_EQ(0, ue_event_close(a));
+	EXPECT_EQ(0, ue_event_close(b));
+}
+
+/*
+ * A record the kernel refuses for another reason ends the submit: the
+ * ones before it are written, it and the ones after it are not.
+ */
+TEST_F(batch, bad_record)
+{
+	uint32_t a = 2, loc = DYN_LOC(1, 4);
+	struct iovec iov[3] = {
+		{ &a, 4 }, { &loc, 4 }, { "bad", 4 },
+	};
+	struct ue_event *e;
+	int err = 0;
+
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_bbad u32 a; __rel_loc char[] s",
+				 0, &e));
+	ASSERT_TRUE(enable_and_wait(SYS "uet_lib_bbad", e));
+
+	/* a location beyond the payload: EFAULT, as ue_write_raw() */
+	ASSERT_EQ(0, ue_batch_add(self->b, e, 1u, "one"));
+	ASSERT_EQ(0, ue_batch_add_raw(self->b, e, iov, 3));
+	ASSERT_EQ(0, ue_batch_add(self->b, e, 3u, "three"));
+	EXPECT_EQ(1, ue_batch_submit(self->b, &err));
+	EXPECT_EQ(-EFAULT, err);
+	EXPECT_EQ(0, ue_batch_count(self->b));
+	EXPECT_CALLS(1, 2);
+	EXPECT_EQ(1, trace_count("uet_lib_bbad: a=0x1 (1) s=one"));
+	EXPECT_EQ(0, trace_count("uet_lib_bbad: a=0x3"));
+
+	/* shorter than the fixed fields: EINVAL; the first one already */
+	ASSERT_EQ(0, ue_batch_add_raw(self->b, e, iov, 1));
+	ASSERT_EQ(0, ue_batch_add(self->b, e, 4u, "four"));
+	EXPECT_EQ(0, ue_batch_submit(self->b, &err));
+	EXPECT_EQ(-EINVAL, err);
+	EXPECT_CALLS(1, 1);
+
+	/* the batch goes on */
+	ASSERT_EQ(0, ue_batch_add(self->b, e, 5u, "five"));
+	EXPECT_EQ(1, ue_batch_submit(self->b, &err));
+	EXPECT_EQ(0, err);
+	EXPECT_EQ(1, trace_count("uet_lib_bbad: a=0x5 (5) s=five"));
+	EXPECT_EQ(0, trace_count("uet_lib_bbad: a=0x4"));
+	EXPECT_EQ(0, ue_event_close(e));
+}
+
+/* More records than one DIAG_IOCSBATCH takes. */
+TEST_F(batch, more_than_one_call)
+{
+	const unsigned int n = USER_BATCH_MAX + 100;
+	struct ue_batch *big;
+	struct ue_event *e;
+	unsigned int i;
+	int err = 1;
+
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_bmany u32 n", 0, &e));
+	ASSERT_TRUE(enable_and_wait(SYS "uet_lib_bmany", e));
+	ASSERT_EQ(0, ue_batch_open(self->s, 0, n, &big));
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, ue_batch_add(big, e, i));
+	EXPECT_EQ(-ENOSPC, ue_batch_add(big, e, i));
+	EXPECT_EQ((int)n, ue_batch_submit(big, &err));
+	EXPECT_EQ(0, err);
+	EXPECT_CALLS(2, (int)n);
+	EXPECT_EQ((int)n, trace_count("uet_lib_bmany: n="));
+	EXPECT_EQ(1, trace_count("uet_lib_bmany: n=0x0 (0)\n"));
+	EXPECT_EQ(1, trace_count("uet_lib_bmany: n=0x463 (1123)\n"));
+	ue_batch_close(big);
+	EXPECT_EQ(0, ue_event_close(e));
+}
+
+/* ---------------------------------------------------------------------
  * Without a kernel: old_kernel.c plays it, on a session whose
  * user_events_data is a plain file.
  */
@@ -1084,6 +1349,406 @@ TEST_F(nokernel, loss)
 
 	EXPECT_EQ(0, ue_event_close(e));
 	EXPECT_EQ(0, ue_event_close(e2));
+}
+
+/* ---------------------------------------------------------------------
+ * Batches without a kernel: the played kernel writes the records it takes
+ * to the session's file, which the tests read back.
+ */
+
+FIXTURE(fakebatch) {
+	struct ue_session *s;
+	struct ue_batch *b;
+	bool asked;		/* the session tried DIAG_IOCSBATCH */
+};
+
+FIXTURE_VARIANT(fakebatch) {
+	bool no_batch;
+};
+
+FIXTURE_VARIANT_ADD(fakebatch, ioctl) {
+	.no_batch = false,
+};
+
+FIXTURE_VARIANT_ADD(fakebatch, write) {
+	.no_batch = true,
+};
+
+FIXTURE_SETUP(fakebatch)
+{
+	self->s = NULL;
+	self->b = NULL;
+	self->asked = false;
+	mkdir(FAKE_DIR, 0700);
+	ASSERT_EQ(0, tfs_put(open(FAKE_DATA, O_RDWR | O_CREAT | O_TRUNC |
+				  O_CLOEXEC, 0600), ""));
+	old_kernel_fake = true;
+	old_kernel_no_batch = variant->no_batch;
+	old_kernel_registrations = 0;
+	old_kernel_batch_calls = 0;
+	old_kernel_writes = 0;
+	old_kernel_batch_max = 0;
+	ASSERT_EQ(0, ue_session_open(FAKE_DIR, &self->s));
+	ASSERT_EQ(0, ue_batch_open(self->s, 0, 0, &self->b));
+}
+
+FIXTURE_TEARDOWN(fakebatch)
+{
+	ue_batch_close(self->b);
+	ue_session_close(self->s);
+	old_kernel_fake = false;
+	old_kernel_no_batch = false;
+	old_kernel_batch_err = 0;
+	memset(old_kernel_write_err, 0, sizeof(old_kernel_write_err));
+	unlink(FAKE_DATA);
+	rmdir(FAKE_DIR);
+}
+
+/* The played kernel's enable word of @e: the test sets it. */
+static void fake_enable(struct ue_event *e, bool on)
+{
+	__atomic_store_n(&((struct ue_event_head *)e)->enabled, on,
+			 __ATOMIC_RELAXED);
+}
+
+/* Everything written to the played kernel's file: its length, or -1. */
+static ssize_t fake_written(void *buf, size_t len)
+{
+	int fd = open(FAKE_DATA, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len);
+	close(fd);
+	return n;
+}
+
+/* The u32 records "[index][n]" written, in @idx and @val: their count. */
+static int fake_records(uint32_t *idx, uint32_t *val, int max)
+{
+	uint32_t buf[256];
+	ssize_t len = fake_written(buf, sizeof(buf));
+	int i;
+
+	if (len < 0 || len % 8)
+		return -1;
+	for (i = 0; i < len / 8 && i < max; i++) {
+		idx[i] = buf[2 * i];
+		val[i] = buf[2 * i + 1];
+	}
+	return len / 8;
+}
+
+/* The system calls of submits, the ioctl played */
+#define EXPECT_FAKE_CALLS(calls, tried) \
+	EXPECT_SUBMIT_CALLS(!variant->no_batch, calls, tried)
+
+/* A batch's records are, byte for byte, what ue_write() writes. */
+TEST_F(fakebatch, same_bytes)
+{
+	static char once[4096], twice[8192];
+	struct uet_pt pt = UET_PT_INIT;
+	struct ue_value v[15];
+	uint32_t a = 77, loc = DYN_LOC(0, 4);
+	struct iovec iov[3] = {
+		{ &a, 4 }, { &loc, 4 }, { "raw", 4 },
+	};
+	struct ue_event *e, *r;
+	ssize_t len;
+	int err = 1;
+
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_fball " ALL_FIELDS, 0, &e));
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_fbraw u32 a; __rel_loc char[] s",
+				 0, &r));
+	fake_enable(e, true);
+	fake_enable(r, true);
+	all_values(v, &pt, NULL);
+
+	ASSERT_EQ(0, ue_write(e, 'A', -128, 0x1234, -2, 0xdeadbeef, -7,
+			      (uint64_t)0x123456789ull, (int64_t)-9, "hi",
+			      "xyz", "dl-str", "rl-str", "blob", (size_t)4,
+			      &pt));
+	ASSERT_EQ(0, ue_write_values(e, v, 14));
+	ASSERT_EQ(0, ue_write_raw(r, iov, 3));
+	len = fake_written(once, sizeof(once));
+	ASSERT_LT(0, len);
+
+	ASSERT_EQ(0, ue_batch_add(self->b, e, 'A', -128, 0x1234, -2, 0xdeadbeef,
+				  -7, (uint64_t)0x123456789ull, (int64_t)-9,
+				  "hi", "xyz", "dl-str", "rl-str", "blob",
+				  (size_t)4, &pt));
+	ASSERT_EQ(0, ue_batch_add_values(self->b, e, v, 14));
+	ASSERT_EQ(0, ue_batch_add_raw(self->b, r, iov, 3));
+	EXPECT_EQ(3, ue_batch_submit(self->b, &err));
+	EXPECT_EQ(0, err);
+	EXPECT_FAKE_CALLS(1, 3);
+	ASSERT_EQ(2 * len, fake_written(twice, sizeof(twice)));
+	EXPECT_EQ(0, memcmp(once, twice + len, len));
+}
+
+TEST_F(fakebatch, arguments)
+{
+	struct ue_batch *b = (struct ue_batch *)1;
+	struct ue_session *s2;
+	struct ue_event *e, *other;
+	struct ue_value v = { .u = 1 };
+	uint32_t n = 1;
+	struct iovec iov[2] = { { &n, 4 }, { NULL, 1 } };
+	int err = 1;
+
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_fbarg u32 a", 0, &e));
+	fake_enable(e, true);
+
+	EXPECT_EQ(-EINVAL, ue_batch_open(NULL, 0, 0, &b));
+	EXPECT_TRUE(!b);
+	EXPECT_EQ(-EINVAL, ue_batch_open(self->s, 0, 0, NULL));
+	EXPECT_EQ(-EINVAL, ue_batch_open(self->s, 0, (unsigned int)INT_MAX + 1,
+					 &b));
+	ue_batch_close(NULL);
+
+	EXPECT_EQ(-EINVAL, ue_batch_add(NULL, e, 1u));
+	EXPECT_EQ(-EINVAL, ue_batch_add(self->b, NULL));
+	EXPECT_EQ(-EINVAL, ue_batch_add_values(self->b, e, &v, 2));
+	EXPECT_EQ(-EINVAL, ue_batch_add_values(self->b, e, NULL, 1));
+	EXPECT_EQ(-EINVAL, ue_batch_add_values(NULL, e, &v, 1));
+	EXPECT_EQ(-EINVAL, ue_batch_add_raw(self->b, e, NULL, 1));
+	EXPECT_EQ(-EINVAL, ue_batch_add_raw(self->b, e, iov, IOV_MAX));
+	EXPECT_EQ(-EFAULT, ue_batch_add_raw(self->b, e, iov, 2));
+	EXPECT_EQ(-EINVAL, ue_batch_submit(NULL, &err));
+	EXPECT_EQ(0, err);
+
+	/* an event of another session (another file) */
+	ASSERT_EQ(0, ue_session_open(FAKE_DIR, &s2));
+	ASSERT_EQ(0, ue_register(s2, "uet_lib_fbarg u32 a", 0, &other));
+	fake_enable(other, true);
+	EXPECT_EQ(-EINVAL, ue_batch_add(self->b, other, 1u));
+	EXPECT_EQ(-EINVAL, ue_batch_add_values(self->b, other, &v, 1));
+	EXPECT_EQ(-EINVAL, ue_batch_add_raw(self->b, other, iov, 1));
+	ue_session_close(s2);
+
+	/* a record ue_write() refuses before writing is refused at add */
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_fbarg2 struct x x 4", 0,
+				 &other));
+	fake_enable(other, true);
+	EXPECT_EQ(-EFAULT, ue_batch_add(self->b, other, NULL));
+	EXPECT_EQ(0, ue_batch_count(self->b));
+	EXPECT_EQ(0, ue_event_close(other));
+
+	/* a layout the library does not know: raw only */
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_fbarg3 u32 a b c", 0,
+				 &other));
+	fake_enable(other, true);
+	EXPECT_EQ(-EOPNOTSUPP, ue_batch_add(self->b, other, 1u));
+	EXPECT_EQ(0, ue_batch_add_raw(self->b, other, iov, 1));
+	EXPECT_EQ(1, ue_batch_count(self->b));
+	EXPECT_EQ(0, ue_event_close(other));
+	EXPECT_EQ(0, ue_event_close(e));
+}
+
+TEST_F(fakebatch, untraced)
+{
+	struct ue_event *e;
+
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_fboff u32 a", 0, &e));
+	EXPECT_EQ(-EBADF, ue_batch_add(self->b, e, 1u));
+	EXPECT_EQ(0, ue_batch_count(self->b));
+	fake_enable(e, true);
+	EXPECT_EQ(0, ue_batch_add(self->b, e, 1u));
+	fake_enable(e, false);
+	EXPECT_EQ(-EBADF, ue_batch_add(self->b, e, 2u));
+	EXPECT_EQ(1, ue_batch_count(self->b));
+	EXPECT_EQ(0, ue_event_close(e));
+}
+
+/* Full: of bytes, of record slots; a record larger than the buffer. */
+TEST_F(fakebatch, full)
+{
+	static char big[200];
+	struct iovec iov = { big, sizeof(big) };
+	uint32_t idx[8], val[8];
+	struct ue_batch *b;
+	struct ue_event *e;
+	int i, err = 1;
+
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_fbfull u32 n", 0, &e));
+	fake_enable(e, true);
+
+	/* 20 bytes: two 8-byte records fit, a third does not */
+	ASSERT_EQ(0, ue_batch_open(self->s, 20, 0, &b));
+	EXPECT_EQ(0, ue_batch_add(b, e, 1u));
+	EXPECT_EQ(0, ue_batch_add(b, e, 2u));
+	EXPECT_EQ(-ENOSPC, ue_batch_add(b, e, 3u));
+	EXPECT_EQ(2, ue_batch_count(b));
+	EXPECT_EQ(2, ue_batch_submit(b, &err));
+	EXPECT_EQ(0, err);
+	EXPECT_EQ(0, ue_batch_add(b, e, 3u));
+	EXPECT_EQ(1, ue_batch_submit(b, &err));
+	EXPECT_EQ(3, fake_records(idx, val, 8));
+	for (i = 0; i < 3; i++) {
+		EXPECT_EQ(ue_event_write_index(e), idx[i]);
+		EXPECT_EQ(i + 1, val[i]);
+	}
+	/* never fits: not -ENOSPC, which asks for a submit */
+	EXPECT_EQ(-EMSGSIZE, ue_batch_add_raw(b, e, &iov, 1));
+	ue_batch_close(b);
+
+	/* two record slots */
+	ASSERT_EQ(0, ue_batch_open(self->s, 0, 2, &b));
+	EXPECT_EQ(0, ue_batch_add(b, e, 4u));
+	EXPECT_EQ(0, ue_batch_add(b, e, 5u));
+	EXPECT_EQ(-ENOSPC, ue_batch_add(b, e, 6u));
+	EXPECT_EQ(2, ue_batch_submit(b, &err));
+	EXPECT_EQ(0, ue_batch_add(b, e, 6u));
+	/* closed with a record in it: not written */
+	ue_batch_close(b);
+	EXPECT_EQ(5, fake_records(idx, val, 8));
+	EXPECT_EQ(0, ue_event_close(e));
+}
+
+/* The kernel stops at each EBADF record; the library goes on after it. */
+TEST_F(fakebatch, drop_untraced)
+{
+	uint32_t idx[8], val[8];
+	struct ue_event *a, *b;
+	int err = 1;
+
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_fbka u32 n", 0, &a));
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_fbkb u32 n", 0, &b));
+	ASSERT_GT(OLD_KERNEL_INDEXES, ue_event_write_index(b));
+	fake_enable(a, true);
+	fake_enable(b, true);
+	ASSERT_EQ(0, ue_batch_add(self->b, b, 1u));
+	ASSERT_EQ(0, ue_batch_add(self->b, a, 2u));
+	ASSERT_EQ(0, ue_batch_add(self->b, b, 3u));
+	ASSERT_EQ(0, ue_batch_add(self->b, b, 4u));
+	ASSERT_EQ(0, ue_batch_add(self->b, a, 5u));
+	ASSERT_EQ(0, ue_batch_add(self->b, b, 6u));
+	old_kernel_write_err[ue_event_write_index(b)] = EBADF;
+
+	EXPECT_EQ(6, ue_batch_submit(self->b, &err));
+	EXPECT_EQ(0, err);
+	EXPECT_EQ(4, ue_batch_dropped(self->b));
+	EXPECT_FAKE_CALLS(4, 6);
+	ASSERT_EQ(2, fake_records(idx, val, 8));
+	EXPECT_EQ(2, val[0]);
+	EXPECT_EQ(5, val[1]);
+	EXPECT_EQ(0, ue_event_close(a));
+	EXPECT_EQ(0, ue_event_close(b));
+}
+
+/* Another refusal: the count before it, its errno, nothing after it. */
+TEST_F(fakebatch, stop)
+{
+	uint32_t idx[8], val[8];
+	struct ue_event *a, *b;
+	int err = 0;
+
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_fbsa u32 n", 0, &a));
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_fbsb u32 n", 0, &b));
+	fake_enable(a, true);
+	fake_enable(b, true);
+	ASSERT_EQ(0, ue_batch_add(self->b, a, 1u));
+	ASSERT_EQ(0, ue_batch_add(self->b, a, 2u));
+	ASSERT_EQ(0, ue_batch_add(self->b, b, 3u));
+	ASSERT_EQ(0, ue_batch_add(self->b, a, 4u));
+	old_kernel_write_err[ue_event_write_index(b)] = E2BIG;
+
+	EXPECT_EQ(2, ue_batch_submit(self->b, &err));
+	EXPECT_EQ(-E2BIG, err);
+	EXPECT_EQ(0, ue_batch_dropped(self->b));
+	EXPECT_EQ(0, ue_batch_count(self->b));
+	EXPECT_FAKE_CALLS(1, 3);
+	ASSERT_EQ(2, fake_records(idx, val, 8));
+	EXPECT_EQ(1, val[0]);
+	EXPECT_EQ(2, val[1]);
+
+	/* after a dropped record too: the count is of the whole batch */
+	old_kernel_write_err[ue_event_write_index(a)] = EBADF;
+	ASSERT_EQ(0, ue_batch_add(self->b, a, 5u));
+	ASSERT_EQ(0, ue_batch_add(self->b, b, 6u));
+	EXPECT_EQ(1, ue_batch_submit(self->b, &err));
+	EXPECT_EQ(-E2BIG, err);
+	EXPECT_EQ(1, ue_batch_dropped(self->b));
+	EXPECT_FAKE_CALLS(2, 2);
+
+	/* a refusal of the whole call: nothing written, not retried */
+	if (!variant->no_batch) {
+		old_kernel_batch_err = ENOMEM;
+		ASSERT_EQ(0, ue_batch_add(self->b, b, 7u));
+		EXPECT_EQ(0, ue_batch_submit(self->b, &err));
+		EXPECT_EQ(-ENOMEM, err);
+		EXPECT_FAKE_CALLS(1, 0);
+		/* an EBADF of the whole call is no dropped record */
+		old_kernel_batch_err = EBADF;
+		ASSERT_EQ(0, ue_batch_add(self->b, b, 8u));
+		ASSERT_EQ(0, ue_batch_add(self->b, b, 9u));
+		EXPECT_EQ(0, ue_batch_submit(self->b, &err));
+		EXPECT_EQ(-EBADF, err);
+		EXPECT_EQ(0, ue_batch_dropped(self->b));
+		EXPECT_FAKE_CALLS(1, 0);
+	}
+	EXPECT_EQ(2, fake_records(idx, val, 8));
+	EXPECT_EQ(0, ue_event_close(a));
+	EXPECT_EQ(0, ue_event_close(b));
+}
+
+/* ENOTTY once: the session writes without the ioctl from then on. */
+TEST_F(fakebatch, remembered)
+{
+	struct ue_session *s2;
+	struct ue_batch *b2;
+	struct ue_event *e, *e2;
+	int i;
+
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_fbrem u32 n", 0, &e));
+	fake_enable(e, true);
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, ue_batch_add(self->b, e, 1u));
+		ASSERT_EQ(0, ue_batch_add(self->b, e, 2u));
+		EXPECT_EQ(2, ue_batch_submit(self->b, NULL));
+	}
+	EXPECT_FAKE_CALLS(3, 6);
+
+	/* by session: another one asks the kernel again */
+	ASSERT_EQ(0, ue_session_open(FAKE_DIR, &s2));
+	ASSERT_EQ(0, ue_register(s2, "uet_lib_fbrem u32 n", 0, &e2));
+	fake_enable(e2, true);
+	ASSERT_EQ(0, ue_batch_open(s2, 0, 0, &b2));
+	ASSERT_EQ(0, ue_batch_add(b2, e2, 1u));
+	EXPECT_EQ(1, ue_batch_submit(b2, NULL));
+	self->asked = false;
+	EXPECT_FAKE_CALLS(1, 1);
+	ue_batch_close(b2);
+	ue_session_close(s2);
+	EXPECT_EQ(0, ue_event_close(e));
+}
+
+/* More records than one DIAG_IOCSBATCH takes: several calls. */
+TEST_F(fakebatch, more_than_one_call)
+{
+	const unsigned int n = 2 * USER_BATCH_MAX + 1;
+	struct ue_batch *big;
+	struct ue_event *e;
+	unsigned int i;
+	struct stat st;
+	int err = 1;
+
+	ASSERT_EQ(0, ue_register(self->s, "uet_lib_fbmany u32 n", 0, &e));
+	fake_enable(e, true);
+	ASSERT_EQ(0, ue_batch_open(self->s, 8 * n, n, &big));
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, ue_batch_add(big, e, i));
+	EXPECT_EQ(-ENOSPC, ue_batch_add(big, e, i));
+	EXPECT_EQ((int)n, ue_batch_submit(big, &err));
+	EXPECT_EQ(0, err);
+	if (!variant->no_batch)
+		EXPECT_EQ(USER_BATCH_MAX, old_kernel_batch_max);
+	EXPECT_FAKE_CALLS(3, (int)n);
+	ASSERT_EQ(0, stat(FAKE_DATA, &st));
+	EXPECT_EQ(8 * n, st.st_size);
+	ue_batch_close(big);
+	EXPECT_EQ(0, ue_event_close(e));
 }
 
 /* --------------------------------------------------------------------- */
