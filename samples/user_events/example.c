@@ -17,11 +17,16 @@
  * at its bits every millisecond and writes the rundown when the bit of
  * example_rundown went from clear to set.
  *
- * Usage: example [-n COUNT] [-d DELAY_MS]
+ * With -b the sample lays its records out in memory first and writes
+ * them all with one DIAG_IOCSBATCH ioctl (one per USER_BATCH_MAX
+ * records); a kernel without it fails the ioctl with ENOTTY, and the
+ * sample then write()s each record.
+ *
+ * Usage: example [-n COUNT] [-d DELAY_MS] [-b]
  *
  * -d waits DELAY_MS before each write, the rundown included, e.g. to give
  * a tracer that just enabled the event time to finish attaching (perf
- * attaches before it enables its events).
+ * attaches before it enables its events); with -b, before the batch.
  */
 
 #include <errno.h>
@@ -162,6 +167,101 @@ static void rundown(int fd, __u32 write_index, __u32 count, int delay_ms)
 		printf("wrote example_rundown pid=%u count=%u\n", pid, count);
 }
 
+/* The msg of example's record @count: char[16], NUL padded. */
+static void make_msg(char *msg, __u32 count)
+{
+	char text[32];
+	size_t len;
+
+	len = snprintf(text, sizeof(text), "hello %u", count);
+	memset(msg, 0, MSG_LEN);
+	memcpy(msg, text, len < MSG_LEN ? len : MSG_LEN - 1);
+}
+
+/* A record of example as write() takes it: [write_index][payload] */
+struct example_record {
+	__u32 write_index;
+	__u32 count;
+	char msg[MSG_LEN];
+};
+
+/* The kernel failed DIAG_IOCSBATCH with ENOTTY: it does not know it. */
+static int no_batch;
+
+/*
+ * Write the @n records of @io with one DIAG_IOCSBATCH or, on a kernel
+ * without it, one write() each.  Return: the records written, from the
+ * first; if fewer than @n, *@err is the errno of the next one.
+ */
+static __u32 write_records(int fd, const struct iovec *io, __u32 n,
+			   int *err)
+{
+	struct user_batch batch = {0};
+	__u32 i;
+	int ret;
+
+	if (!no_batch) {
+		batch.size = sizeof(batch);
+		batch.count = n;
+		batch.records = (__u64)(unsigned long)io;
+		ret = ioctl(fd, DIAG_IOCSBATCH, &batch);
+		if (ret >= 0) {
+			*err = batch.error;
+			return ret;
+		}
+		if (errno != ENOTTY) {
+			*err = errno;
+			return 0;
+		}
+		no_batch = 1;
+		printf("no DIAG_IOCSBATCH: one write() per record\n");
+	}
+	for (i = 0; i < n; i++) {
+		if (write(fd, io[i].iov_base, io[i].iov_len) == -1) {
+			*err = errno;
+			break;
+		}
+	}
+	return i;
+}
+
+/* -b: the records of example 1..@n, in as few system calls as can be. */
+static int write_batch(int fd, __u32 write_index, __u32 n)
+{
+	struct example_record *rec = calloc(n, sizeof(*rec));
+	struct iovec *io = calloc(n, sizeof(*io));
+	__u32 i, done = 0, chunk, written;
+	int err = 0;
+
+	if (!rec || !io) {
+		perror("calloc");
+		err = ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		rec[i].write_index = write_index;
+		rec[i].count = i + 1;
+		make_msg(rec[i].msg, i + 1);
+		io[i].iov_base = &rec[i];
+		io[i].iov_len = sizeof(rec[i]);
+	}
+	while (done < n && !err) {
+		chunk = n - done < USER_BATCH_MAX ? n - done : USER_BATCH_MAX;
+		written = write_records(fd, &io[done], chunk, &err);
+		for (i = done; i < done + written; i++)
+			printf("wrote example count=%u msg=\"%s\"\n",
+			       rec[i].count, rec[i].msg);
+		done += written;
+	}
+	if (err)
+		fprintf(stderr, "example count=%u not written: %s\n", done + 1,
+			strerror(err));
+out:
+	free(rec);
+	free(io);
+	return err ? -1 : 0;
+}
+
 static void print_loss(int fd, __u32 write_index)
 {
 	struct user_loss loss = {0};
@@ -188,10 +288,10 @@ int main(int argc, char **argv)
 	__u32 write_index, rundown_index, count;
 	__u16 flags = USER_EVENT_REG_NOTIFY;
 	struct iovec io[3];
-	int fd, opt, n = 10, delay_ms = 0, ret;
+	int fd, opt, n = 10, delay_ms = 0, batch = 0, ret;
 	time_t end;
 
-	while ((opt = getopt(argc, argv, "n:d:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:d:b")) != -1) {
 		switch (opt) {
 		case 'n':
 			n = atoi(optarg);
@@ -199,8 +299,11 @@ int main(int argc, char **argv)
 		case 'd':
 			delay_ms = atoi(optarg);
 			break;
+		case 'b':
+			batch = 1;
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-n COUNT] [-d DELAY_MS]\n",
+			fprintf(stderr, "usage: %s [-n COUNT] [-d DELAY_MS] [-b]\n",
 				argv[0]);
 			return 2;
 		}
@@ -261,14 +364,25 @@ int main(int argc, char **argv)
 	io[2].iov_base = msg;
 	io[2].iov_len = sizeof(msg);
 
-	for (count = 1; count <= (__u32)n; count++) {
+	/* -b: one rundown, one delay, then all the records together */
+	if (batch) {
+		wait_change(fd, flags, 0);
+		rundown(fd, rundown_index, 0, delay_ms);
+		if (delay_ms > 0)
+			usleep(delay_ms * 1000);
+		if (n > 0 && write_batch(fd, write_index, n) < 0) {
+			unregister_all(fd);
+			return 1;
+		}
+	}
+
+	for (count = 1; !batch && count <= (__u32)n; count++) {
 		wait_change(fd, flags, 0);
 		rundown(fd, rundown_index, count - 1, delay_ms);
 		if (delay_ms > 0)
 			usleep(delay_ms * 1000);
 
-		memset(msg, 0, sizeof(msg));
-		snprintf(msg, sizeof(msg), "hello %u", count);
+		make_msg(msg, count);
 
 		if (writev(fd, io, 3) == -1) {
 			perror("writev");
