@@ -18,7 +18,7 @@
 #   BENCH_SCALE=1      multiplies every loop count
 #   BENCH_ONLY='...'   uebench -o groups (write perf peers disabled reg
 #                      toggle toggle_many fork forkrace mem notify
-#                      dropped), hostile and profile; default all
+#                      dropped batch core), hostile and profile; default all
 #   BENCH_HOSTILE='UE_HOSTILE_PROCS=64 UE_HOSTILE_ENABLERS=65536 UE_HOSTILE_SECS=10'
 #                      the scale of hostile
 #   VM_SMP=1           vCPUs of the bench boots
@@ -149,8 +149,9 @@ if [ "$profile" = 1 ]; then
 		echo "From the syscall's entry to its return to user mode, stepped"
 		echo "with QEMU's gdbstub (workbench/bench/profile.sh); a function"
 		echo "under 4 instructions is counted in its caller's self column."
-		for name in ftrace ftrace_1k perf marker_raw; do
+		for name in ftrace ftrace_1k perf marker_raw batch_8; do
 			for k in test upstream; do
+				[ -s "$OUT/profile-$k/$name.md" ] || continue
 				echo
 				echo "### $name, $k"
 				echo

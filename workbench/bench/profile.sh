@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Instruction profile of user_events writes (8 bytes to ftrace, 1 KiB to
-# ftrace, 8 bytes to perf) and of a trace_marker_raw write, in one kernel:
+# ftrace, 8 bytes to perf, and on ours a DIAG_IOCSBATCH of 8 records of 8
+# bytes to ftrace) and of a trace_marker_raw write, in one kernel:
 # boots it with QEMU's gdbstub, runs `uebench -o profile`, single-steps
 # the last write of each kind from its syscall entry to its return to
 # user mode (profile.py) and prints each call tree.
@@ -25,6 +26,12 @@ addr() {
 h=$(addr "$handler")
 plan="ftrace:$h,ftrace_1k:$h,perf:$h"
 plan+=",marker_raw:$(addr tracing_mark_raw_write)"
+names="ftrace ftrace_1k perf marker_raw"
+# a DIAG_IOCSBATCH of 8 records: ours only (upstream has no batch)
+if [ "$k" = test ]; then
+	plan+=",batch_8:$(addr uev_data_ioctl)"
+	names+=" batch_8"
+fi
 port=$(( 20000 + $$ % 10000 ))
 mkdir -p "$out"
 rm -f "$out"/*.pcs
@@ -51,7 +58,7 @@ if ! PROF_PORT=$port PROF_PLAN=$plan PROF_K=200 PROF_OUT=$out \
 	die "profile: gdb failed ($k)"
 fi
 wait "$vm" || { cat "$out/guest.log" >&2; die "profile: guest failed ($k)"; }
-for name in ftrace ftrace_1k perf marker_raw; do
+for name in $names; do
 	[ -s "$out/$name.pcs" ] || die "profile: no trace of $name ($k)"
 	python3 "$WB_DIR/bench/profile.py" report "$map" "$out/$name.pcs" \
 		> "$out/$name.md"

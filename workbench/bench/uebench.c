@@ -41,6 +41,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -220,6 +221,8 @@ struct ctx {
 	struct perf_event_mmap_page *pm;
 	size_t ring;
 	int perf_fd;
+	struct user_batch *batch;	/* op_batch: the call */
+	int per;			/* records per operation; 0: one */
 };
 
 static void op_write(struct ctx *c, long n)
@@ -243,6 +246,24 @@ static void op_writev(struct ctx *c, long n)
 	while (n--)
 		if (writev(c->fd, c->iov, 2) != (ssize_t)c->len)
 			die("writev");
+}
+
+/* prctl(PR_SET_NAME): the task:task_rename tracepoint, a TRACE_EVENT() */
+static void op_rename(struct ctx *c, long n)
+{
+	(void)c;
+	while (n--)
+		if (prctl(PR_SET_NAME, "uebench"))
+			die("prctl");
+}
+
+/* DIAG_IOCSBATCH of c->batch, all its records written */
+static void op_batch(struct ctx *c, long n)
+{
+	while (n--)
+		if (ioctl(c->fd, DIAG_IOCSBATCH, c->batch) !=
+		    (int)c->batch->count)
+			die("DIAG_IOCSBATCH");
 }
 
 /* What an application does for each event site while nobody traces it */
@@ -350,7 +371,8 @@ static void measure(const char *key, void (*op)(struct ctx *, long),
 		t1 = now_ns();
 		if (c->pm && perf_used(c) >= c->ring - sysconf(_SC_PAGESIZE))
 			printf("# %s: perf ring full, samples lost\n", key);
-		printf("V %s %.1f\n", key, (double)(t1 - t0) / n);
+		printf("V %s %.1f\n", key,
+		       (double)(t1 - t0) / n / (c->per ? c->per : 1));
 	}
 	fflush(stdout);
 }
@@ -1541,6 +1563,68 @@ static long full_dropped(void)
 	return v;
 }
 
+/*
+ * 12. many records per system call (DIAG_IOCSBATCH): 8-byte records of
+ * one event, ftrace, per record. Upstream has no batch (ENOTTY): its row
+ * to compare with is its single write (row 1).
+ */
+static void wl_batch(void)
+{
+	static const int sizes[] = { 32, 8, 1 };
+	static struct b8_rec r8[32];
+	static struct iovec iov[32];
+	struct user_batch b = { .size = sizeof(b), .records = (u64)(uintptr_t)iov };
+	struct ctx c = { .batch = &b };
+	char key[32];
+	unsigned int i;
+	u32 idx;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		snprintf(key, sizeof(key), "bt_%d", sizes[i]);
+		label(key, "DIAG_IOCSBATCH, %d 8-byte records per call, ftrace, per record",
+		      sizes[i]);
+	}
+	c.fd = data_open();
+	idx = ue_reg(c.fd, "uebench_bt u64 v", &enable_words[0], 0);
+	event_enable("uebench_bt", true);
+	for (i = 0; i < ARRAY_SIZE(r8); i++) {
+		r8[i] = (struct b8_rec){ .idx = idx, .v = { i } };
+		iov[i].iov_base = &r8[i];
+		iov[i].iov_len = sizeof(r8[i]);
+	}
+	b.count = 1;
+	if (ioctl(c.fd, DIAG_IOCSBATCH, &b) < 0) {
+		printf("# batch: DIAG_IOCSBATCH: %s\n", strerror(errno));
+		close(c.fd);
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		snprintf(key, sizeof(key), "bt_%d", sizes[i]);
+		b.count = c.per = sizes[i];
+		measure(key, op_batch, &c, 20000 / sizes[i], 20000 / sizes[i]);
+	}
+	event_enable("uebench_bt", false);
+	close(c.fd);
+}
+
+/*
+ * 13. what other events gain from the trace core's direct reserve and
+ * commit (ours has it, upstream not): an ordinary TRACE_EVENT()
+ * tracepoint that a system call fires. Row 4's uprobe is a probe event.
+ */
+static void wl_core(void)
+{
+	static const char en[] = TRACEFS "/events/task/task_rename/enable";
+	struct ctx c = { 0 };
+
+	label("tp_rename", "prctl(PR_SET_NAME), TRACE_EVENT() task:task_rename, ftrace");
+	label("tp_rename_off", "prctl(PR_SET_NAME), task:task_rename not traced");
+	measure("tp_rename_off", op_rename, &c, 10000, 2000);
+	write_file(en, "1");
+	measure("tp_rename", op_rename, &c, 10000, 20000);
+	write_file(en, "0");
+}
+
 static void wl_dropped(void)
 {
 	static const char en[] = FULL_DIR "/events/user_events/uebench_drop/enable";
@@ -1611,6 +1695,35 @@ static void wl_dropped(void)
  */
 #define PROFILE_N	200
 
+/*
+ * The profile's last part: DIAG_IOCSBATCH calls of 8 records of 8 bytes,
+ * ftrace, on a kernel that has it (the profiler stops at the ioctl).
+ */
+static void profile_batch(void)
+{
+	static struct b8_rec r8[8];
+	static struct iovec iov[8];
+	struct user_batch b = { .size = sizeof(b), .count = 8,
+				.records = (u64)(uintptr_t)iov };
+	struct ctx c = { .batch = &b };
+	unsigned int i;
+	u32 idx;
+
+	c.fd = data_open();
+	idx = ue_reg(c.fd, "uebench_b8 u64 v", &enable_words[0], 0);
+	for (i = 0; i < ARRAY_SIZE(r8); i++) {
+		r8[i] = (struct b8_rec){ .idx = idx, .v = { 42 } };
+		iov[i].iov_base = &r8[i];
+		iov[i].iov_len = sizeof(r8[i]);
+	}
+	event_enable("uebench_b8", true);
+	if (ioctl(c.fd, DIAG_IOCSBATCH, &b) == 8)
+		op_batch(&c, PROFILE_N);
+	event_enable("uebench_b8", false);
+	ue_unreg(c.fd, &enable_words[0], 0);
+	close(c.fd);
+}
+
 static void wl_profile(void)
 {
 	struct b8_rec r8 = { .v = { 42 } }, raw = { .idx = 1, .v = { 42 } };
@@ -1651,6 +1764,8 @@ static void wl_profile(void)
 	c.len = sizeof(raw);
 	op_write(&c, PROFILE_N);
 	close(c.fd);
+
+	profile_batch();
 	printf("# profile: %d writes of each kind done\n", PROFILE_N);
 }
 
@@ -1670,6 +1785,8 @@ static const struct {
 	{ "mem", wl_mem },
 	{ "notify", wl_notify },
 	{ "dropped", wl_dropped },
+	{ "batch", wl_batch },
+	{ "core", wl_core },
 	{ "profile", wl_profile },	/* only when named */
 };
 
