@@ -24,9 +24,11 @@ fail=0
 # the series' kernel sources and headers (what kernel-doc and the finding
 # filter look at)
 OURS=(kernel/trace/trace_user_events.c kernel/trace/trace_user_events.h
+      kernel/trace/trace_user_events_parse.c
       kernel/trace/trace_user_events_kunit.c include/linux/user_events.h
       include/uapi/linux/user_events.h)
-OBJS=(kernel/trace/trace_user_events.o kernel/trace/trace_user_events_kunit.o)
+OBJS=(kernel/trace/trace_user_events.o kernel/trace/trace_user_events_parse.o
+      kernel/trace/trace_user_events_kunit.o)
 ours_re=$(printf '%s|' "${OURS[@]}"); ours_re="(${ours_re%|})"
 
 echo "===== docs"

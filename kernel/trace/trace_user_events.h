@@ -114,6 +114,7 @@ bool uev_format_match(const struct uev_format *fmt, int argc,
 		      const char **argv);
 int uev_split_fields(const char *args, char *buf, const char **argv, int max);
 void uev_format_print(const struct uev_format *fmt, struct seq_file *m);
+const char *uev_field_conv(const struct uev_field *f);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 u8 uev_long_bit(unsigned int off, u8 size, u8 bit, bool big_endian,
