@@ -233,6 +233,17 @@ static const struct uev_match_case uev_match_cases[] = {
 	{ "e u32 a", "u32 a; u32 b", false },
 	{ "e int a", "s32 a", false },
 	{ "e __rel_loc u8[] a", "__rel_loc u8[] a", true },
+	/* types of several words, word by word; a ';' only ends a field */
+	{ "e unsigned int a; u32 b", "unsigned int a;u32 b;", true },
+	{ "e unsigned int a", "unsigned  int\ta", true },
+	{ "e unsigned int a", "unsigned; int a", false },
+	{ "e struct s a 20; u32 b", "struct s a 20; u32 b", true },
+	{ "e struct s a 20", "struct s a; 20", false },
+	{ "e struct s a 20", "struct s a 20 ;", false },
+	{ "e u32 a", "u32 a;;", false },
+	{ "e u32 a", "u32; a", false },
+	{ "e __data_loc char[] a; u32 b", "__data_loc char[] a;u32 b", true },
+	{ "e u32 a; u32 b", "u32 a u32 b", false },
 };
 
 static void uev_match_desc(const struct uev_match_case *c, char *desc)

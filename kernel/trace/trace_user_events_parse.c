@@ -355,50 +355,59 @@ struct uev_format *uev_format_parse(const char *cmd, struct uev_err *err)
 }
 EXPORT_SYMBOL_IF_KUNIT(uev_format_parse);
 
-/* The field words of a command being matched: argv[i] from p on. */
-struct uev_cursor {
-	const char	**argv;
-	int		argc;
-	int		i;
-	const char	*p;
-};
+/*
+ * Is @word the canonical word @tok (@len bytes), or, if @tok ends its
+ * field (@last), that word with the field's ';'?
+ */
+static bool uev_word_is(const char *word, const char *tok, size_t len,
+			bool last)
+{
+	if (strncmp(word, tok, len))
+		return false;
+	return !word[len] || (last && !strcmp(word + len, ";"));
+}
 
 /*
- * Consume @s from the words as if they were joined by single spaces: a
- * space in @s must meet the end of a word that does not end the field
- * (hold a ';') and is not the last one.
+ * Match the canonical words of @text (separated by single spaces) with the
+ * words from argv[*@i] on, moving *@i past them; @text ends its field if
+ * @ends.
  */
-static bool uev_eat(struct uev_cursor *c, const char *s)
+static bool uev_words_match(const char *text, bool ends, int argc,
+			    const char **argv, int *i)
 {
-	for (; *s; s++) {
-		if (*s != ' ') {
-			if (*c->p != *s)
-				return false;
-			c->p++;
-			continue;
-		}
-		if (*c->p || strchr(c->argv[c->i], ';') || c->i + 1 >= c->argc)
+	const char *end;
+
+	for (; *text; text = *end ? end + 1 : end) {
+		end = strchrnul(text, ' ');
+		if (*i >= argc ||
+		    !uev_word_is(argv[*i], text, end - text, ends && !*end))
 			return false;
-		c->p = c->argv[++c->i];
+		(*i)++;
 	}
 	return true;
 }
 
-/* Consume the words of one field: "type name[ size]", ';' if they hold it. */
-static bool uev_eat_field(struct uev_cursor *c, const struct uev_field *f)
+/*
+ * Match the words of @f with its canonical words, as the format file
+ * spells them: those of its type (a type may be several words: "unsigned
+ * int", "struct x"), its name and, for a struct, its size in decimal.
+ */
+static bool uev_field_match(const struct uev_field *f, int argc,
+			    const char **argv, int *i)
 {
+	bool is_struct = f->kind == UEV_FIELD_STRUCT;
 	char size[12];
 
-	if (!uev_eat(c, f->type) || !uev_eat(c, " ") || !uev_eat(c, f->name))
+	if (!uev_words_match(f->type, false, argc, argv, i) ||
+	    !uev_words_match(f->name, !is_struct, argc, argv, i))
 		return false;
-	if (f->kind == UEV_FIELD_STRUCT) {
-		snprintf(size, sizeof(size), " %u", f->size);
-		if (!uev_eat(c, size))
+	if (is_struct) {
+		snprintf(size, sizeof(size), "%u", f->size);
+		if (!uev_words_match(size, true, argc, argv, i))
 			return false;
 	}
-	if (strchr(c->argv[c->i], ';') && !uev_eat(c, ";"))
-		return false;
-	return !*c->p;
+	/* the field's words end with its ';', unless they end the command */
+	return *i == argc || strchr(argv[*i - 1], ';');
 }
 
 /**
@@ -407,31 +416,27 @@ static bool uev_eat_field(struct uev_cursor *c, const struct uev_field *f)
  * @argc: number of words
  * @argv: the fields of a command, split at white space
  *
- * This is how a registration of an existing name is compared with it: the
- * words up to and including one that holds a ';' (or up to the end)
- * describe one field, and joined by single spaces
- * they must read exactly as that field's type, name and (for a struct)
- * size, with the ';'. No words match an event without fields.
+ * This is how a registration of an existing name is compared with it:
+ * the words up to and including one that holds a ';' (or up to the end)
+ * are one field's, and word by word they must be that field's canonical
+ * words (its type's, its name and, for a struct, its size), the last one
+ * with the ';'. So "u32 a;u32 b", split as "u32 a; u32 b", matches an
+ * event of those two fields, and so does "u32 a; u32 b;", but not "u32 a
+ * u32 b". No words match an event without fields.
  *
  * Return: true when every field is matched and no word is left over.
  */
 bool uev_format_match(const struct uev_format *fmt, int argc,
 		      const char **argv)
 {
-	struct uev_cursor c = { .argv = argv, .argc = argc };
-	int f;
+	int f, i = 0;
 
 	if (!argc)
 		return !fmt->nr_fields;
-	for (f = 0; f < fmt->nr_fields; f++) {
-		if (c.i >= argc)
+	for (f = 0; f < fmt->nr_fields; f++)
+		if (!uev_field_match(&fmt->fields[f], argc, argv, &i))
 			return false;
-		c.p = argv[c.i];
-		if (!uev_eat_field(&c, &fmt->fields[f]))
-			return false;
-		c.i++;
-	}
-	return c.i == argc;
+	return i == argc;
 }
 EXPORT_SYMBOL_IF_KUNIT(uev_format_match);
 
