@@ -20,16 +20,9 @@
 #define FT_TP_PRINTK	"/proc/sys/kernel/tracepoint_printk"
 #define FT_SOFT		"enable_event:" UE_SYS ":" FT_NAME
 
-/* A session with @cmd registered; false (a skip) without user_events */
-static bool ev_open(struct __test_metadata *_metadata, struct ue_session **s, const char *cmd,
-		    struct ue_event **e)
-{
-	if (!ue_available())
-		SKIP(return false, "user_events not available (CONFIG_USER_EVENTS?)");
-	ASSERT_EQ(0, ue_session_open(NULL, s));
-	ASSERT_EQ(0, ue_register(*s, cmd, 0, e));
-	return true;
-}
+/* The fixture's page word @word, whose bit 0 is an event's enable bit */
+#define EV_WORD(word)		((__u32 *)self->page + (word))
+#define EV_WAIT(word, on)	ue_wait_bit(EV_WORD(word), 4, 0, on)
 
 /*
  * A tracefs file (or, starting with '/', any file) and what to write to it to turn a consumer on
@@ -59,18 +52,19 @@ static int ft_act_do(const struct ft_act *a, bool on)
 }
 
 FIXTURE(ftrace) {
-	struct ue_session *s;
-	struct ue_event *e;
+	UE_FIXTURE_MEMBERS;
 };
 
 FIXTURE_SETUP(ftrace)
 {
-	ev_open(_metadata, &self->s, FT_CMD, &self->e);
+	UE_SETUP(0);
+	if (!ue_skip_reason(self->flags))
+		ASSERT_EQ(0, ue_track_reg(&self->t, FT_CMD, EV_WORD(0), 4, 0, NULL));
 }
 
 FIXTURE_TEARDOWN(ftrace)
 {
-	ue_session_close(self->s);
+	UE_TEARDOWN();
 }
 
 /* A field is signed unless its type starts with 'u', as upstream marks it: arrays included. */
@@ -112,8 +106,8 @@ TEST_F(ftrace, format)
  * kernel lacks (ENOENT, or no tp_printk at boot) is a skip.
  */
 FIXTURE(consumer) {
-	struct ue_session *s;
-	struct ue_event *e;
+	UE_FIXTURE_MEMBERS;
+	__u32 idx;
 	int fd;		/* /dev/kmsg or trace_pipe, read by ft_read_fd() */
 };
 
@@ -207,12 +201,14 @@ FIXTURE_SETUP(consumer)
 	int ret;
 
 	self->fd = -1;
-	if (!ev_open(_metadata, &self->s, FT_CMD, &self->e))
+	UE_SETUP(0);
+	if (ue_skip_reason(self->flags))
 		return;
+	ASSERT_EQ(0, ue_track_reg(&self->t, FT_CMD, EV_WORD(0), 4, 0, &self->idx));
 	ASSERT_EQ(0, ue_tracing_on());
 	ASSERT_EQ(0, ue_trace_clear());
 	ASSERT_EQ(0, ue_set_enable(UE_SYS, FT_NAME, true));
-	ASSERT_TRUE(ue_wait_lib(self->e, true));
+	ASSERT_TRUE(EV_WAIT(0, true));
 	if (variant->kmsg) {
 		self->fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		ASSERT_LE(0, self->fd);
@@ -245,7 +241,7 @@ FIXTURE_TEARDOWN(consumer)
 	if (self->fd >= 0)
 		close(self->fd);
 	ue_set_enable(UE_SYS, FT_NAME, false);
-	ue_session_close(self->s);
+	UE_TEARDOWN();
 }
 
 /* What the O_NONBLOCK @fd has: until @want records came (bounded), or with @want 0 no more */
@@ -271,6 +267,36 @@ static char *ft_read_fd(int fd, int want)
 	return buf;
 }
 
+/* Record j of FT_CMD */
+static int ft_write(int fd, __u32 idx, int j)
+{
+	char hi[16], dl[16], rl[16];
+	__u64 n = 0x200000001ull;
+	struct ue_rec r;
+
+	snprintf(hi, sizeof(hi), "hi%d", j);
+	snprintf(dl, sizeof(dl), "dl-%d", j);
+	snprintf(rl, sizeof(rl), "rl-%d", j);
+	ue_rec_init(&r);
+	ue_rec_u8(&r, 'A' + j);
+	ue_rec_u8(&r, (__u8)-128);
+	ue_rec_u16(&r, 0x1234 + j);
+	ue_rec_u16(&r, (__u16)-2);
+	ue_rec_u32(&r, 0xdeadbeef);
+	ue_rec_u32(&r, -7 - j);
+	ue_rec_u64(&r, 0x123456789ull + j);
+	ue_rec_u64(&r, (__u64)-9);
+	ue_rec_chars(&r, hi, 8);
+	ue_rec_data_loc(&r, dl);
+	ue_rec_rel_loc(&r, rl);
+	ue_rec_bytes(&r, &n, sizeof(n));
+	ue_rec_u32(&r, 4000000000u);
+	ue_rec_u16(&r, (__u16)-300);
+	ue_rec_u8(&r, 'z');
+	ue_rec_u32(&r, (__u32)-1);
+	return ue_rec_write(fd, idx, &r);
+}
+
 /* print_event_fields() output for record j; struct n's 8 bytes print as a u64 */
 #define FT_TEXT	"%s: a='%c'(%d) b=(128) c=0x%x (%d) d=0xfffe (65534) " \
 	"e=0xdeadbeef (-559038737) f=0x%x (%d) g=0x%llx (%llu) " \
@@ -281,19 +307,12 @@ static char *ft_read_fd(int fd, int want)
 TEST_F(consumer, sees_records)
 {
 	const char *needle = variant->needle ?: FT_NAME ":", *where = variant->where ?: "trace";
-	char path[PATH_MAX], want[512], hi[16], dl[16], rl[16], *text;
+	char path[PATH_MAX], want[512], *text;
 	bool pipe = !strcmp(where, "trace_pipe");
-	__u64 n = 0x200000001ull;
 	int j;
 
-	for (j = 0; j < FT_COUNT; j++) {
-		snprintf(hi, sizeof(hi), "hi%d", j);
-		snprintf(dl, sizeof(dl), "dl-%d", j);
-		snprintf(rl, sizeof(rl), "rl-%d", j);
-		ASSERT_EQ(0, ue_write(self->e, 'A' + j, -128, 0x1234 + j, -2, 0xdeadbeef, -7 - j,
-				      (__u64)0x123456789ull + j, (__s64)-9,
-				      hi, dl, rl, &n, 4000000000u, -300, 'z', -1));
-	}
+	for (j = 0; j < FT_COUNT; j++)
+		ASSERT_EQ(0, ft_write(self->t.fd, self->idx, j));
 	if (variant->snapshot)
 		ASSERT_EQ(0, ft_act_do(&ft_snapshot, true));
 	if (variant->traceoff) {
@@ -433,6 +452,7 @@ TEST_F(tp_consumer, sees_records)
 
 /* hist: key k (val 10 * k + 1, who "w<k>") written k + 1 times */
 #define HT_NAME		"uet_hist_ev"
+#define HT_CMD		HT_NAME " u32 key; u64 val; __rel_loc char[] who"
 #define HT_KEYS		5
 #define HT_INT		"hist:keys=key:vals=hitcount,val:sort=key"
 #define HT_STR		"hist:keys=who:vals=hitcount,val:sort=who"
@@ -443,8 +463,8 @@ static const struct ft_act ht_trig[] = {
 };
 
 FIXTURE(hist) {
-	struct ue_session *s;
-	struct ue_event *e;
+	UE_FIXTURE_MEMBERS;
+	__u32 idx;
 	const struct ft_act *active;	/* the trigger to remove */
 };
 
@@ -452,9 +472,10 @@ FIXTURE_SETUP(hist)
 {
 	char path[PATH_MAX];
 
-	if (!ev_open(_metadata, &self->s, HT_NAME " u32 key; u64 val; __rel_loc char[] who",
-		     &self->e))
+	UE_SETUP(0);
+	if (ue_skip_reason(self->flags))
 		return;
+	ASSERT_EQ(0, ue_track_reg(&self->t, HT_CMD, EV_WORD(0), 4, 0, &self->idx));
 	if (access(ue_tpath(path, sizeof(path), HT_EV "hist"), F_OK))
 		SKIP(return, "no hist file (CONFIG_HIST_TRIGGERS?)");
 }
@@ -463,7 +484,7 @@ FIXTURE_TEARDOWN(hist)
 {
 	if (self->active)
 		EXPECT_EQ(0, ft_act_do(self->active, false));
-	ue_session_close(self->s);
+	UE_TEARDOWN();
 }
 
 static void check_hist(struct __test_metadata *_metadata, struct _test_data_hist *self,
@@ -472,16 +493,21 @@ static void check_hist(struct __test_metadata *_metadata, struct _test_data_hist
 	unsigned long long hits, sum, total = 0;
 	char path[PATH_MAX], *text, *line, *save, who[32];
 	unsigned int key, seen = 0;
+	struct ue_rec r;
 	int k, n;
 
 	ASSERT_EQ(0, ft_act_do(trig, true));
 	self->active = trig;
 	/* a hist trigger alone enables the event */
-	ASSERT_TRUE(ue_wait_lib(self->e, true));
+	ASSERT_TRUE(EV_WAIT(0, true));
 	for (k = 0; k < HT_KEYS; k++) {
 		snprintf(who, sizeof(who), "w%d", k);
+		ue_rec_init(&r);
+		ue_rec_u32(&r, k);
+		ue_rec_u64(&r, 10ull * k + 1);
+		ue_rec_rel_loc(&r, who);
 		for (n = 0; n <= k; n++)
-			ASSERT_EQ(0, ue_write(self->e, (unsigned int)k, 10ull * k + 1, who));
+			ASSERT_EQ(0, ue_rec_write(self->t.fd, self->idx, &r));
 	}
 	text = ue_read_all(ue_tpath(path, sizeof(path), HT_EV "hist"));
 	ASSERT_TRUE(ue_nonnull(text));
@@ -504,7 +530,7 @@ static void check_hist(struct __test_metadata *_metadata, struct _test_data_hist
 	EXPECT_EQ(HT_KEYS * (HT_KEYS + 1) / 2, total);
 	self->active = NULL;
 	EXPECT_EQ(0, ft_act_do(trig, false));
-	EXPECT_TRUE(ue_wait_lib(self->e, false));
+	EXPECT_TRUE(EV_WAIT(0, false));
 }
 
 TEST_F(hist, int_key)
@@ -537,9 +563,10 @@ static const struct ft_act sy_steps[] = {
 	{ "events/synthetic/" SY_LAT "/enable", "1", "0" },
 };
 
+/* start: EV_WORD(0), end: EV_WORD(1) */
 FIXTURE(synth) {
-	struct ue_session *s;
-	struct ue_event *start, *end;
+	UE_FIXTURE_MEMBERS;
+	__u32 start, end;	/* write indexes */
 	int done;		/* steps done */
 };
 
@@ -547,11 +574,13 @@ FIXTURE_SETUP(synth)
 {
 	char path[PATH_MAX];
 
-	if (!ev_open(_metadata, &self->s, SY_START " u64 id", &self->start))
+	UE_SETUP(0);
+	if (ue_skip_reason(self->flags))
 		return;
+	ASSERT_EQ(0, ue_track_reg(&self->t, SY_START " u64 id", EV_WORD(0), 4, 0, &self->start));
 	if (access(ue_tpath(path, sizeof(path), "synthetic_events"), F_OK))
 		SKIP(return, "no synthetic_events (CONFIG_SYNTH_EVENTS?)");
-	ASSERT_EQ(0, ue_register(self->s, SY_END " u64 id", 0, &self->end));
+	ASSERT_EQ(0, ue_track_reg(&self->t, SY_END " u64 id", EV_WORD(1), 4, 0, &self->end));
 	if (access(ue_tpath(path, sizeof(path), "events/%s/%s/hist", UE_SYS, SY_START), F_OK))
 		SKIP(return, "no hist file (CONFIG_HIST_TRIGGERS?)");
 	ASSERT_EQ(0, ue_tracing_on());
@@ -562,7 +591,17 @@ FIXTURE_TEARDOWN(synth)
 {
 	while (self->done--)
 		EXPECT_EQ(0, ft_act_do(&sy_steps[self->done], false));
-	ue_session_close(self->s);
+	UE_TEARDOWN();
+}
+
+/* A record of SY_START or SY_END */
+static int sy_write(int fd, __u32 idx, __u64 id)
+{
+	struct ue_rec r;
+
+	ue_rec_init(&r);
+	ue_rec_u64(&r, id);
+	return ue_rec_write(fd, idx, &r);
 }
 
 /* one latency record per request: all started, then ended in reverse order */
@@ -576,12 +615,12 @@ TEST_F(synth, latency)
 	for (; self->done < (int)ARRAY_SIZE(sy_steps); self->done++)
 		ASSERT_EQ(0, ft_act_do(&sy_steps[self->done], true))
 			TH_LOG("%s", sy_steps[self->done].on);
-	ASSERT_TRUE(ue_wait_lib(self->start, true));
-	ASSERT_TRUE(ue_wait_lib(self->end, true));
+	ASSERT_TRUE(EV_WAIT(0, true));
+	ASSERT_TRUE(EV_WAIT(1, true));
 	for (i = 0; i < SY_REQS; i++)
-		ASSERT_EQ(0, ue_write(self->start, (uint64_t)(1000 + i)));
+		ASSERT_EQ(0, sy_write(self->t.fd, self->start, 1000 + i));
 	for (i = SY_REQS - 1; i >= 0; i--)
-		ASSERT_EQ(0, ue_write(self->end, (uint64_t)(1000 + i)));
+		ASSERT_EQ(0, sy_write(self->t.fd, self->end, 1000 + i));
 	text = ue_trace_read();
 	ASSERT_TRUE(ue_nonnull(text));
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -723,6 +762,7 @@ TEST_F(perf, exclude_kernel)
  * PERF_EVENT_IOC_SET_BPF, counts its runs and sums the u32 field val in an array map.
  */
 #define BT_NAME		"uet_bpf_ev"
+#define BT_CMD		BT_NAME " u32 val; u64 other; __rel_loc char[] s"
 #define BT_WRITES	50
 #define INSN(c, d, s, o, i)	\
 	((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) })
@@ -752,9 +792,9 @@ static int prog_load(int map_fd, int val_off, char *log, size_t log_size)
 }
 
 FIXTURE(bpf) {
-	struct ue_session *s;
-	struct ue_event *e;
-	int map_fd, prog_fd, perf_fd, id;
+	UE_FIXTURE_MEMBERS;
+	__u32 idx;
+	int map_fd, prog_fd, id;
 	__u64 *v;	/* the map's value: runs, sum of val */
 };
 
@@ -766,11 +806,11 @@ FIXTURE_SETUP(bpf)
 	static char log[65536];
 	int val_off;
 
-	self->perf_fd = -1;
-	if (!ev_open(_metadata, &self->s, BT_NAME " u32 val; u64 other; __rel_loc char[] s",
-		     &self->e))
+	UE_SETUP(0);
+	if (ue_skip_reason(self->flags))
 		return;
-	self->id = ue_event_trace_id(self->e);
+	ASSERT_EQ(0, ue_track_reg(&self->t, BT_CMD, EV_WORD(0), 4, 0, &self->idx));
+	self->id = ue_event_id(UE_SYS, BT_NAME);
 	ASSERT_LT(0, self->id);
 	/* the sysctl exists where the bpf() system call does */
 	if (access("/proc/sys/kernel/unprivileged_bpf_disabled", F_OK))
@@ -789,22 +829,32 @@ FIXTURE_SETUP(bpf)
 	ASSERT_LE(0, self->prog_fd) TH_LOG("load: %s\n%s", strerror(errno), log);
 }
 
-/* only a completed setup is torn down: map_fd and prog_fd are open */
+/* only a completed setup is torn down: map_fd and prog_fd are open; perf_fd first */
 FIXTURE_TEARDOWN(bpf)
 {
-	close(self->perf_fd);
+	UE_TEARDOWN();
 	close(self->prog_fd);
 	munmap(self->v, getpagesize());
 	close(self->map_fd);
-	ue_session_close(self->s);
+}
+
+/* A record of BT_NAME: val @val */
+static int bt_write(int fd, __u32 idx, __u32 val)
+{
+	struct ue_rec r;
+
+	ue_rec_init(&r);
+	ue_rec_u32(&r, val);
+	ue_rec_u64(&r, ~0ull);
+	ue_rec_rel_loc(&r, "s");
+	return ue_rec_write(fd, idx, &r);
 }
 
 /* A failing write (bad payload) runs no program, each write runs it once; detached, none. */
 TEST_F(bpf, count_and_sum)
 {
 	__u64 want = BT_WRITES * 1000 + 7 * BT_WRITES * (BT_WRITES - 1) / 2;
-	__u32 short_payload = 5;
-	struct iovec iov = { &short_payload, sizeof(short_payload) };
+	__u32 short_payload = 5;	/* 4 bytes: the fixed fields take 16 */
 	int i, ret;
 
 	self->perf_fd = ue_perf_open(self->id, false);
@@ -813,19 +863,19 @@ TEST_F(bpf, count_and_sum)
 		SKIP(return, "cannot attach BPF to a tracepoint: %s", strerror(errno));
 	EXPECT_EQ(0, self->v[0]);
 	ASSERT_EQ(0, ret) TH_LOG("attach: %s", strerror(errno));
-	ASSERT_TRUE(ue_wait_lib(self->e, true));
-	EXPECT_EQ(-EINVAL, ue_write_raw(self->e, &iov, 1));
+	ASSERT_TRUE(EV_WAIT(0, true));
+	EXPECT_EQ(-EINVAL, ue_emit(self->t.fd, self->idx, &short_payload, sizeof(short_payload)));
 	EXPECT_EQ(0, self->v[0]);
 	for (i = 0; i < BT_WRITES; i++)
-		ASSERT_EQ(0, ue_write(self->e, 1000u + 7 * i, (uint64_t)~0ull, "s"));
+		ASSERT_EQ(0, bt_write(self->t.fd, self->idx, 1000u + 7 * i));
 	EXPECT_EQ(BT_WRITES, self->v[0]);
 	EXPECT_EQ(want, self->v[1]);
 	TH_LOG("bpf: %llu runs, sum %llu", (unsigned long long)self->v[0],
 	       (unsigned long long)self->v[1]);
 	close(self->perf_fd);
 	self->perf_fd = -1;
-	ASSERT_TRUE(ue_wait_lib(self->e, false));
-	EXPECT_EQ(-EBADF, ue_write(self->e, 1u, (uint64_t)0, "s"));
+	ASSERT_TRUE(EV_WAIT(0, false));
+	EXPECT_EQ(-EBADF, bt_write(self->t.fd, self->idx, 1));
 	EXPECT_EQ(BT_WRITES, self->v[0]);
 }
 

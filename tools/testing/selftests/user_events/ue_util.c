@@ -29,12 +29,40 @@
 	__ok;								\
 })
 
-/* libuser_events finds the mount; else mount the standard place. */
+/* Does tracefs mounted at @dir have user_events_data? */
+static bool ue_has_data(const char *dir)
+{
+	char path[PATH_MAX + 32];
+
+	snprintf(path, sizeof(path), "%s/user_events_data", dir);
+	return !access(path, F_OK);
+}
+
+/*
+ * The first tracefs mount in /proc/mounts with user_events_data, else the first one; without
+ * one, mount the standard place.
+ */
 static const char *ue_tracefs(void)
 {
 	static char root[PATH_MAX];
+	char line[PATH_MAX + 256], dir[PATH_MAX], type[32];
+	FILE *f;
 
-	if (!root[0] && ue_find_tracefs(root, sizeof(root))) {
+	if (root[0])
+		return root;
+	f = fopen("/proc/mounts", "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		/* device, mount point, type: the width is PATH_MAX - 1 */
+		if (sscanf(line, "%*s %4095s %31s", dir, type) != 2 || strcmp(type, "tracefs"))
+			continue;
+		if (!root[0] || ue_has_data(dir))
+			snprintf(root, sizeof(root), "%s", dir);
+		if (ue_has_data(root))
+			break;
+	}
+	if (f)
+		fclose(f);
+	if (!root[0]) {
 		snprintf(root, sizeof(root), "/sys/kernel/tracing");
 		mount("nodev", root, "tracefs", 0, NULL);
 	}
@@ -290,9 +318,129 @@ bool ue_wait_bit(const void *addr, int size, int bit, bool want)
 	return UE_POLL(ue_bit_set(addr, size, bit) == want, UE_WAIT_SECS, 0);
 }
 
-bool ue_wait_lib(const struct ue_event *e, bool want)
+void ue_rec_init(struct ue_rec *r)
 {
-	return UE_POLL(ue_enabled(e) == want, UE_WAIT_SECS, 0);
+	r->fixed = 0;
+	r->dyn = 0;
+	r->nlocs = 0;
+	r->overflow = false;
+}
+
+/* @n more bytes of fixed fields, or NULL (and an overflow) */
+static char *ue_rec_room(struct ue_rec *r, size_t n)
+{
+	char *p = r->buf + r->fixed;
+
+	if (r->overflow || n > sizeof(r->buf) - r->fixed) {
+		r->overflow = true;
+		return NULL;
+	}
+	r->fixed += n;
+	return p;
+}
+
+void ue_rec_bytes(struct ue_rec *r, const void *p, size_t n)
+{
+	char *dst = ue_rec_room(r, n);
+
+	if (dst)
+		memcpy(dst, p, n);
+}
+
+void ue_rec_u8(struct ue_rec *r, __u8 v)
+{
+	ue_rec_bytes(r, &v, sizeof(v));
+}
+
+void ue_rec_u16(struct ue_rec *r, __u16 v)
+{
+	ue_rec_bytes(r, &v, sizeof(v));
+}
+
+void ue_rec_u32(struct ue_rec *r, __u32 v)
+{
+	ue_rec_bytes(r, &v, sizeof(v));
+}
+
+void ue_rec_u64(struct ue_rec *r, __u64 v)
+{
+	ue_rec_bytes(r, &v, sizeof(v));
+}
+
+void ue_rec_chars(struct ue_rec *r, const char *s, size_t n)
+{
+	char *dst = ue_rec_room(r, n);
+
+	if (dst && n) {
+		memset(dst, 0, n);
+		memcpy(dst, s, strnlen(s, n - 1));
+	}
+}
+
+/* The string goes to data now, its word (0 until ue_rec_end()) among the fixed fields */
+static void ue_rec_loc(struct ue_rec *r, const char *s, bool rel)
+{
+	size_t len = strlen(s) + 1;
+
+	if (r->nlocs == UE_REC_LOCS || len > sizeof(r->data) - r->dyn) {
+		r->overflow = true;
+		return;
+	}
+	r->locs[r->nlocs].word = r->fixed;
+	r->locs[r->nlocs].at = r->dyn;
+	r->locs[r->nlocs].len = len;
+	r->locs[r->nlocs++].rel = rel;
+	memcpy(r->data + r->dyn, s, len);
+	r->dyn += len;
+	ue_rec_u32(r, 0);
+}
+
+void ue_rec_data_loc(struct ue_rec *r, const char *s)
+{
+	ue_rec_loc(r, s, false);
+}
+
+void ue_rec_rel_loc(struct ue_rec *r, const char *s)
+{
+	ue_rec_loc(r, s, true);
+}
+
+/*
+ * The strings after the fixed fields, and each word (length << 16 | offset): __data_loc counts
+ * from the record's start, UE_COMMON_SIZE bytes before the payload, __rel_loc from the end of
+ * the word.  Offsets and lengths stay below UE_REC_MAX + UE_COMMON_SIZE: they fit in 16 bits.
+ */
+int ue_rec_end(struct ue_rec *r)
+{
+	__u32 at, word;
+	int i;
+
+	if (r->overflow || r->dyn > sizeof(r->buf) - r->fixed)
+		return -E2BIG;
+	for (i = 0; i < r->nlocs; i++) {
+		at = r->fixed + r->locs[i].at;
+		if (r->locs[i].rel)
+			at -= r->locs[i].word + sizeof(word);
+		else
+			at += UE_COMMON_SIZE;
+		word = r->locs[i].len << 16 | at;
+		memcpy(r->buf + r->locs[i].word, &word, sizeof(word));
+	}
+	memcpy(r->buf + r->fixed, r->data, r->dyn);
+	return r->fixed + r->dyn;
+}
+
+int ue_rec_write(int fd, __u32 idx, struct ue_rec *r)
+{
+	int len = ue_rec_end(r);
+	ssize_t ret;
+
+	if (len < 0)
+		return len;
+	ret = ue_emit(fd, idx, r->buf, len);
+	if (ret < 0)
+		return ret;
+	return ret == len + (ssize_t)sizeof(idx) ? 0 : -EIO;
 }
 
 int ue_set_enable(const char *sys, const char *name, bool on)
@@ -901,28 +1049,40 @@ void ue_writer_text(char *buf, size_t len, int i)
 static int ue_writer_main(int argc, char **argv)
 {
 	char cmd[600], tag[16], dl[32], rl[32];
-	struct ue_session *s;
-	struct ue_event *e;
-	int i, n, ret = 0;
+	static __u32 enabled;
+	struct ue_rec r;
+	int fd, i, n, ret = 0;
+	__u32 idx;
 
 	if (argc < 4)
 		return 1;
 	n = atoi(argv[3]);
 	snprintf(cmd, sizeof(cmd), "%s %s", argv[2], UE_WRITER_FIELDS);
-	if (ue_session_open(NULL, &s))
+	fd = ue_open_data();
+	if (fd < 0)
 		return 2;
-	if (ue_register(s, cmd, 0, &e))
-		ret = 2;
-	else if (!ue_wait_lib(e, true))
+	if (ue_reg(fd, cmd, &enabled, sizeof(enabled), 0, 0, &idx)) {
+		close(fd);
+		return 2;
+	}
+	if (!ue_wait_bit(&enabled, sizeof(enabled), 0, true))
 		ret = 3;
 	for (i = 0; !ret && i < n; i++) {
 		snprintf(tag, sizeof(tag), "t%d", i);
 		snprintf(dl, sizeof(dl), "dl-%d", i);
 		snprintf(rl, sizeof(rl), "rl-%d", i);
-		if (ue_write(e, (unsigned int)i, -i, (uint64_t)i * 1000 + 7, tag, dl, rl))
+		ue_rec_init(&r);
+		ue_rec_u32(&r, i);
+		ue_rec_u32(&r, -i);
+		ue_rec_u64(&r, (__u64)i * 1000 + 7);
+		ue_rec_chars(&r, tag, 8);
+		ue_rec_data_loc(&r, dl);
+		ue_rec_rel_loc(&r, rl);
+		if (ue_rec_write(fd, idx, &r))
 			ret = 4;
 	}
-	ue_session_close(s);
+	ue_unreg(fd, &enabled, 0);
+	close(fd);
 	return ret;
 }
 

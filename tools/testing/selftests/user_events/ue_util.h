@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers of the user_events selftests, linked into every program with libuser_events.  Documented
- * ABI only (tracefs, perf_event_open()); they return 0 or a negative errno unless said otherwise.
+ * Helpers of the user_events selftests, linked into every program.  Documented ABI only (the uapi
+ * header, tracefs, perf_event_open()); they return 0 or a negative errno unless said otherwise.
  */
 #ifndef _UE_UTIL_H
 #define _UE_UTIL_H
@@ -32,7 +32,6 @@
 #include <linux/user_events.h>
 
 #include "../kselftest.h"
-#include "../../../lib/user_events/user_events.h"
 
 #define UE_SYS		"user_events"
 #define UE_SYS_MULTI	"user_events_multi"
@@ -78,7 +77,43 @@ ssize_t ue_emit(int fd, __u32 idx, const void *payload, size_t len);
 bool ue_bit_set(const void *addr, int size, int bit);
 /* The waits poll for at most UE_WAIT_SECS: false on timeout */
 bool ue_wait_bit(const void *addr, int size, int bit, bool want);
-bool ue_wait_lib(const struct ue_event *e, bool want);
+
+/*
+ * A payload built field by field in the order of the event's command: ue_rec_init(), a call per
+ * field, then ue_rec_write() (or ue_rec_end(): the payload in buf, its length).  A char[N] is
+ * truncated to N - 1 characters and NUL padded.  The strings of __data_loc and __rel_loc fields,
+ * each with its NUL, follow the fixed fields in order; ue_rec_end() sets their location words
+ * (Documentation/trace/user_events.rst, "Dynamic fields").  A payload of more than UE_REC_MAX
+ * bytes or UE_REC_LOCS dynamic fields: -E2BIG.  ue_rec_write(): 0 or -errno of the write.
+ */
+#define UE_REC_MAX	1024
+#define UE_REC_LOCS	8
+/* The common fields of a trace record, before the payload: where __data_loc offsets start */
+#define UE_COMMON_SIZE	8
+
+struct ue_rec {
+	__u32 fixed, dyn;	/* bytes of the fixed fields, of the strings */
+	int nlocs;
+	bool overflow;
+	struct {
+		__u32 word, at, len;	/* where the word is, where the string is in data */
+		bool rel;
+	} locs[UE_REC_LOCS];
+	char buf[UE_REC_MAX];
+	char data[UE_REC_MAX];
+};
+
+void ue_rec_init(struct ue_rec *r);
+void ue_rec_u8(struct ue_rec *r, __u8 v);
+void ue_rec_u16(struct ue_rec *r, __u16 v);
+void ue_rec_u32(struct ue_rec *r, __u32 v);
+void ue_rec_u64(struct ue_rec *r, __u64 v);
+void ue_rec_chars(struct ue_rec *r, const char *s, size_t n);	/* char[n] */
+void ue_rec_bytes(struct ue_rec *r, const void *p, size_t n);	/* struct of n bytes */
+void ue_rec_data_loc(struct ue_rec *r, const char *s);
+void ue_rec_rel_loc(struct ue_rec *r, const char *s);
+int ue_rec_end(struct ue_rec *r);
+int ue_rec_write(int fd, __u32 idx, struct ue_rec *r);
 
 /*
  * ue_set_enable() of @name NULL: every event of @sys.  ue_field_offset() of @field NULL and
