@@ -51,6 +51,25 @@ static int ft_act_do(const struct ft_act *a, bool on)
 	return ue_write_str(path, v, a->off && a->off[0] == '!' ? O_APPEND : O_TRUNC);
 }
 
+/* Turn on the consumers of @act (up to @n, until one without a path): 0, or *@failed's error */
+static int ft_acts_on(const struct ft_act *act, int n, const struct ft_act **failed)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < n && act[i].path && !ret; i++)
+		ret = ft_act_do(&act[i], true);
+	*failed = &act[i ? i - 1 : 0];
+	return ret;
+}
+
+/* Turn them off, in reverse order */
+static void ft_acts_off(const struct ft_act *act, int n)
+{
+	while (n--)
+		if (act[n].path)
+			ft_act_do(&act[n], false);
+}
+
 FIXTURE(ftrace) {
 	UE_FIXTURE_MEMBERS;
 };
@@ -214,12 +233,10 @@ FIXTURE_SETUP(consumer)
 		ASSERT_LE(0, self->fd);
 		ASSERT_LE(0, lseek(self->fd, 0, SEEK_END));
 	}
-	for (a = variant->act; a < variant->act + ARRAY_SIZE(variant->act) && a->path; a++) {
-		ret = ft_act_do(a, true);
-		if (ret == -ENOENT)
-			SKIP(return, "no %s", a->path);
-		ASSERT_EQ(0, ret) TH_LOG("%s", a->path);
-	}
+	ret = ft_acts_on(variant->act, ARRAY_SIZE(variant->act), &a);
+	if (ret == -ENOENT)
+		SKIP(return, "no %s", a->path);
+	ASSERT_EQ(0, ret) TH_LOG("%s", a->path);
 	v = variant->kmsg ? ue_read_all(FT_TP_PRINTK) : NULL;
 	tp_printk = v && v[0] == '1';
 	free(v);
@@ -229,11 +246,7 @@ FIXTURE_SETUP(consumer)
 
 FIXTURE_TEARDOWN(consumer)
 {
-	int i;
-
-	for (i = ARRAY_SIZE(variant->act) - 1; i >= 0; i--)
-		if (variant->act[i].path)
-			ft_act_do(&variant->act[i], false);
+	ft_acts_off(variant->act, ARRAY_SIZE(variant->act));
 	if (variant->traceoff)
 		ue_tracing_on();
 	if (variant->snapshot)
@@ -412,21 +425,15 @@ FIXTURE_SETUP(tp_consumer)
 	if (ret == -ENOENT)
 		SKIP(return, "no task:task_rename");
 	ASSERT_EQ(0, ret);
-	for (a = variant->act; a < variant->act + ARRAY_SIZE(variant->act) && a->path; a++) {
-		ret = ft_act_do(a, true);
-		if (ret == -ENOENT)
-			SKIP(return, "no %s", a->path);
-		ASSERT_EQ(0, ret) TH_LOG("%s", a->path);
-	}
+	ret = ft_acts_on(variant->act, ARRAY_SIZE(variant->act), &a);
+	if (ret == -ENOENT)
+		SKIP(return, "no %s", a->path);
+	ASSERT_EQ(0, ret) TH_LOG("%s", a->path);
 }
 
 FIXTURE_TEARDOWN(tp_consumer)
 {
-	int i;
-
-	for (i = ARRAY_SIZE(variant->act) - 1; i >= 0; i--)
-		if (variant->act[i].path)
-			ft_act_do(&variant->act[i], false);
+	ft_acts_off(variant->act, ARRAY_SIZE(variant->act));
 	if (variant->traceoff)
 		ue_tracing_on();
 	ue_set_enable("task", "task_rename", false);
