@@ -1088,7 +1088,7 @@ static void uev_word_add(struct user_event_mm *uemm, struct uev_enabler *en)
  * milliseconds: reschedule every UEV_RESCHED_EVERY iterations, counted in
  * *@n.
  */
-static void uev_resched(unsigned int *n)
+static inline void uev_resched(unsigned int *n)
 {
 	if (!(++*n % UEV_RESCHED_EVERY))
 		cond_resched();
