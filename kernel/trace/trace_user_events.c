@@ -2708,10 +2708,9 @@ static int uev_perf_open(struct user_event *ev, struct perf_event *p)
 
 	if (p->parent)
 		return 0;
-	c = uev_consumers_get(ev);
-	if (!c)
-		return -ENOMEM;
-	if (WARN_ON_ONCE(p->pmu_private))
+	/* made by TRACE_REG_PERF_REGISTER, which the perf core calls first */
+	c = ev->cons;
+	if (WARN_ON_ONCE(!c || p->pmu_private))
 		return -EBUSY;
 	up = kmalloc(sizeof(*up), GFP_KERNEL_ACCOUNT);
 	if (!up)
@@ -2767,10 +2766,12 @@ static int uev_event_reg(struct trace_event_call *call, enum trace_reg type,
 	struct user_event *ev = call->data;
 	int ret = 0;
 
+	/* what the probes count into, made before the first one attaches */
+	if ((type == TRACE_REG_REGISTER || type == TRACE_REG_PERF_REGISTER) &&
+	    !uev_consumers_get(ev))
+		return -ENOMEM;
 	switch (type) {
 	case TRACE_REG_REGISTER:
-		if (!uev_consumers_get(ev))
-			return -ENOMEM;
 		ret = tracepoint_probe_register(call->tp, call->class->probe,
 						data);
 		break;
@@ -2779,8 +2780,6 @@ static int uev_event_reg(struct trace_event_call *call, enum trace_reg type,
 		break;
 #ifdef CONFIG_PERF_EVENTS
 	case TRACE_REG_PERF_REGISTER:
-		if (!uev_consumers_get(ev))
-			return -ENOMEM;
 		ret = tracepoint_probe_register(call->tp,
 						call->class->perf_probe, call);
 		break;
