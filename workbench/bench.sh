@@ -62,6 +62,7 @@ for k in test upstream; do
 done
 exec 9>&-
 gcc -O2 -Wall -Wextra -Werror -pthread -isystem "$BUILD/obj-test/usr/include" \
+	-I "$WB_DIR/../tools/testing/selftests/user_events" \
 	-o "$OUT/uebench" "$WB_DIR/bench/uebench.c"
 
 args="-r $REPS -s $SCALE"

@@ -3724,6 +3724,8 @@ static int uev_data_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	}
 	file->private_data = uf;
+	/* a write waits for nothing but the writer's memory: see uev_data_fops */
+	file->f_mode |= FMODE_NOWAIT;
 	return 0;
 }
 
@@ -3806,7 +3808,14 @@ static ssize_t uev_data_read(struct file *file, char __user *ubuf,
 	return sizeof(changes);
 }
 
+/*
+ * A write waits for nothing but the writer's own memory, so io_uring may
+ * write inline, in the submitting task (FMODE_NOWAIT, and the flag that
+ * lets a regular file take IOCB_NOWAIT writes), instead of handing each
+ * record to a worker thread whose pid and CPU it would then carry.
+ */
 static const struct file_operations uev_data_fops = {
+	.fop_flags	= FOP_BUFFER_WASYNC,
 	.open		= uev_data_open,
 	.read		= uev_data_read,
 	.poll		= uev_data_poll,

@@ -50,6 +50,9 @@
 #include <linux/perf_event.h>
 #include <linux/user_events.h>
 
+/* the selftests' io_uring helpers (bench.sh: -I of their directory) */
+#include "ue_uring.h"
+
 #define TRACEFS		"/sys/kernel/tracing"
 #define DATA_FILE	TRACEFS "/user_events_data"
 #define EV_DIR		TRACEFS "/events/user_events"
@@ -222,6 +225,8 @@ struct ctx {
 	size_t ring;
 	int perf_fd;
 	struct user_batch *batch;	/* op_batch: the call */
+	struct ue_uring *uring;		/* op_uring: the ring */
+	const struct iovec *iov_n;	/* op_uring: its records */
 	int per;			/* records per operation; 0: one */
 };
 
@@ -264,6 +269,27 @@ static void op_batch(struct ctx *c, long n)
 		if (ioctl(c->fd, DIAG_IOCSBATCH, c->batch) !=
 		    (int)c->batch->count)
 			die("DIAG_IOCSBATCH");
+}
+
+/* c->per records through io_uring, one IORING_OP_WRITE each, one io_uring_enter() */
+static void op_uring(struct ctx *c, long n)
+{
+	struct io_uring_cqe cqe;
+	int i;
+
+	while (n--) {
+		for (i = 0; i < c->per; i++)
+			ue_uring_write(c->uring, c->fd, c->iov_n[i].iov_base,
+				       c->iov_n[i].iov_len, i);
+		if (ue_uring_submit(c->uring) != c->per)
+			die("io_uring_enter");
+		for (i = 0; i < c->per; i++)
+			if (!ue_uring_reap(c->uring, &cqe) ||
+			    cqe.res != (int)c->iov_n[i].iov_len) {
+				errno = cqe.res < 0 ? -cqe.res : 0;
+				die("io_uring write");
+			}
+	}
 }
 
 /* What an application does for each event site while nobody traces it */
@@ -1564,9 +1590,11 @@ static long full_dropped(void)
 }
 
 /*
- * 12. many records per system call (DIAG_IOCSBATCH): 8-byte records of
- * one event, ftrace, per record. Upstream has no batch (ENOTTY): its row
- * to compare with is its single write (row 1).
+ * 12. many records per system call: 8-byte records of one event, ftrace,
+ * per record; through DIAG_IOCSBATCH (upstream has none: ENOTTY; its row
+ * to compare with is its single write, row 1) and through io_uring, one
+ * IORING_OP_WRITE per record (upstream: each record handed to an io-wq
+ * worker, which cannot write inline).
  */
 static void wl_batch(void)
 {
@@ -1574,14 +1602,20 @@ static void wl_batch(void)
 	static struct b8_rec r8[32];
 	static struct iovec iov[32];
 	struct user_batch b = { .size = sizeof(b), .records = (u64)(uintptr_t)iov };
-	struct ctx c = { .batch = &b };
+	struct ue_uring ring;
+	struct ctx c = { .batch = &b, .uring = &ring, .iov_n = iov };
 	char key[32];
 	unsigned int i;
+	bool batch;
 	u32 idx;
+	int ret;
 
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		snprintf(key, sizeof(key), "bt_%d", sizes[i]);
 		label(key, "DIAG_IOCSBATCH, %d 8-byte records per call, ftrace, per record",
+		      sizes[i]);
+		snprintf(key, sizeof(key), "ur_%d", sizes[i]);
+		label(key, "io_uring, %d 8-byte writes per io_uring_enter(), ftrace, per record",
 		      sizes[i]);
 	}
 	c.fd = data_open();
@@ -1593,16 +1627,24 @@ static void wl_batch(void)
 		iov[i].iov_len = sizeof(r8[i]);
 	}
 	b.count = 1;
-	if (ioctl(c.fd, DIAG_IOCSBATCH, &b) < 0) {
+	batch = ioctl(c.fd, DIAG_IOCSBATCH, &b) >= 0;
+	if (!batch)
 		printf("# batch: DIAG_IOCSBATCH: %s\n", strerror(errno));
-		close(c.fd);
-		return;
-	}
-	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+	for (i = 0; batch && i < ARRAY_SIZE(sizes); i++) {
 		snprintf(key, sizeof(key), "bt_%d", sizes[i]);
 		b.count = c.per = sizes[i];
 		measure(key, op_batch, &c, 20000 / sizes[i], 20000 / sizes[i]);
 	}
+	ret = ue_uring_init(&ring, 32);
+	if (ret)
+		printf("# batch: io_uring_setup: %s\n", strerror(-ret));
+	for (i = 0; !ret && i < ARRAY_SIZE(sizes); i++) {
+		snprintf(key, sizeof(key), "ur_%d", sizes[i]);
+		c.per = sizes[i];
+		measure(key, op_uring, &c, 20000 / sizes[i], 20000 / sizes[i]);
+	}
+	if (!ret)
+		ue_uring_exit(&ring);
 	event_enable("uebench_bt", false);
 	close(c.fd);
 }
