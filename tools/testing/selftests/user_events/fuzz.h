@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The user_events fuzzer: fuzz_test.c, fz_gen.c (generator), fz_oracle.c, fz_case_*.c */
+/* The user_events fuzzer: fuzz_test.c, fz_gen.c (on ue_gen.c), fz_oracle.c, fz_case_*.c */
 #ifndef _UE_FUZZ_H
 #define _UE_FUZZ_H
 
 #include "ue_util.h"
+#include "ue_gen.h"
 
 #define FZ_PREFIX	"uet_fz"
 #define FZ_NAME_MAX	4096	/* a name: up to a dynamic_events line */
@@ -44,13 +45,11 @@ struct fz_kind {
 	int pct, err;
 };
 
-enum { FK_FIXED, FK_DL, FK_RL };	/* field kinds (0: fixed size) */
-
 struct fz_target {
 	const char *cmd;
 	__u16 flags;
 	bool perf;
-	struct { int kind, size; bool str; } f[4];	/* str: NUL ended */
+	struct ue_gen_field f[4];	/* size, dynamic, string */
 	int nf, size;		/* fields, fixed part: by fz_setup() */
 	__u32 idx;
 	char name[UE_NAME_MAX], tp[UE_NAME_MAX];	/* tp: tracefs name */
@@ -82,10 +81,11 @@ struct fz_ctx {
 };
 
 struct fz_cmd {
-	char buf[1200];
+	char buf[UE_GEN_TEXT_MAX + 600];	/* a name and a field list */
 	int len;		/* bytes, without the NUL the kernel sees */
 	bool shared;		/* name of FZ_SHARED, or of a target */
-	bool lead_ws;		/* white space before the name: EINVAL */
+	int lead_ws;		/* bytes of white space before the name */
+	bool lead_tab;		/* a tab: for the ioctl part of the name */
 	bool too_long;		/* over UE_CMD_MAX: EINVAL for the ioctl */
 	bool mutated;
 	struct fz_want w;	/* parse defects */

@@ -21,22 +21,26 @@ __u64 fz_unmapped;
 char *fz_kptr;
 char fz_tmp[(1 << 17) + 64];	/* 64 KiB pages included */
 
+/* the targets' dynamic fields, @s: a string */
+#define FZ_DL(s)	{ 4, UE_GEN_DATA_LOC, s }
+#define FZ_RL(s)	{ 4, UE_GEN_REL_LOC, s }
+
 struct fz_target fz_targets[] = {
 	{ "uet_fz_t0 u8 a; s16 b; u32 c; u64 d", 0, false,
-	  { { 0, 1 }, { 0, 2 }, { 0, 4 }, { 0, 8 } } },
+	  { { 1 }, { 2 }, { 4 }, { 8 } } },
 	{ "uet_fz_t1 char[16] s; unsigned char[3] r; struct uet_fz_s st 12", 0, false,
-	  { { 0, 16 }, { 0, 3 }, { 0, 12 } } },
-	{ "uet_fz_t2 u32 n; __data_loc char[] s", 0, true, { { 0, 4 }, { FK_DL, 4, true } } },
+	  { { 16 }, { 3 }, { 12 } } },
+	{ "uet_fz_t2 u32 n; __data_loc char[] s", 0, true, { { 4 }, FZ_DL(true) } },
 	{ "uet_fz_t3 __rel_loc char[] s; __data_loc u8[] b; int x", 0, false,
-	  { { FK_RL, 4, true }, { FK_DL, 4 }, { 0, 4 } } },
+	  { FZ_RL(true), FZ_DL(false), { 4 } } },
 	{ "uet_fz_t4" },
 	/* unsigned char is a char type: c is a string */
 	{ "uet_fz_t5 __data_loc char[] a; __rel_loc char[] b; __rel_loc unsigned char[] c", 0, true,
-	  { { FK_DL, 4, true }, { FK_RL, 4, true }, { FK_RL, 4, true } } },
+	  { FZ_DL(true), FZ_RL(true), FZ_RL(true) } },
 	{ "uet_fz_t7 __rel_loc u32[] a; struct uet_fz_b b 5000", 0, true,
-	  { { FK_RL, 4 }, { 0, 5000 } } },
+	  { FZ_RL(false), { 5000 } } },
 	{ "uet_fz_t6 u64 x; __data_loc char[] s", USER_EVENT_REG_MULTI_FORMAT, false,
-	  { { 0, 8 }, { FK_DL, 4, true } } },
+	  { { 8 }, FZ_DL(true) } },
 };
 
 const int fz_ntargets = ARRAY_SIZE(fz_targets);

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* user_events fuzzer, cases: write()/writev(), DIAG_IOCSDEL, dynamic_events, other file ops */
+#include <ctype.h>
+
 #include "fuzz.h"
 
 /* writev() of @count bytes at @dst split into iovecs, some empty, maybe too many */
@@ -162,16 +164,17 @@ int fz_dyn_write(const char *buf, size_t len)
 static size_t fz_dyn_create(struct fz_ctx *c, __u64 *rs, char *line, struct fz_want *w)
 {
 	static struct fz_cmd cmd;
-	size_t len, i;
+	size_t len, i, end;
 
 	fz_gen_cmd(c, rs, &cmd);
 	*w = cmd.w;
 	if (cmd.shared)
 		fz_set_add(&w->extra, EADDRINUSE);
 	/* white space after "u:" is skipped: drop it, no defect */
-	if (cmd.lead_ws && !cmd.mutated && cmd.buf[0] == ' ') {
-		memmove(cmd.buf, cmd.buf + 1, cmd.len--);
-		w->ndef--;
+	if (cmd.lead_ws && !cmd.mutated) {
+		w->ndef -= cmd.buf[0] == ' ';
+		cmd.len -= cmd.lead_ws;
+		memmove(cmd.buf, cmd.buf + cmd.lead_ws, cmd.len + 1);
 	}
 	/* 511 bytes is the ioctl's limit: a line may be longer */
 	w->ndef -= cmd.too_long && !cmd.mutated;
@@ -180,10 +183,24 @@ static size_t fz_dyn_create(struct fz_ctx *c, __u64 *rs, char *line, struct fz_w
 	len = 2 + cmd.len;
 	for (i = 2; i < len; i++)	/* one line: a newline would end it */
 		line[i] = line[i] == '\n' ? ' ' : line[i];
+	/*
+	 * A name of more than UE_CMD_MAX bytes with white space in it (a tab
+	 * joins a name and a field) could not be deleted: DIAG_IOCSDEL takes
+	 * no more, a "-:" line splits at white space.  '_' for that space.
+	 */
+	for (i = 2; i < len && isspace(line[i]); i++)
+		;
+	for (end = i; end < len && line[end] && line[end] != ' ' && line[end] != '#'; end++)
+		;
+	if (end - i > UE_CMD_MAX)
+		for (; i < end; i++)
+			line[i] = isspace(line[i]) ? '_' : line[i];
 	if (fz_pct(rs, 3))	/* longer than a tracefs command line */
 		while (len < 4100 + ue_rand_n(rs, 1000))
 			line[len++] = ' ';
-	/* a NUL ends the line early: refused ('#' from a mutation: unknown) */
+	/* a '#' starts a comment, in a name or a field name too: unknown */
+	w->unknown |= !!memchr(line, '#', len);
+	/* a NUL ends the line early: refused */
 	if (len > FZ_DYN_WRITE_MAX || memchr(line, '\0', len))
 		*w = (struct fz_want){ .ndef = 1, .err = EINVAL };
 	return len;

@@ -173,6 +173,7 @@ void fz_case_reg(struct fz_ctx *c, __u64 *rs)
 	if (r < 88) {
 		memcpy(text, cmd.buf, cmd.len + 1);
 		w = cmd.w;
+		w.unknown |= cmd.lead_tab;
 		if (cmd.shared)	/* may be in use with other fields */
 			fz_set_add(&w.extra, EADDRINUSE);
 	} else {
@@ -229,7 +230,8 @@ void fz_case_reg(struct fz_ctx *c, __u64 *rs)
 		c->sh->created += !ret;
 	}
 	/* a persistent event stays if the enable word's check fails (as upstream) */
-	if ((reg.flags & USER_EVENT_REG_PERSIST) && r < 88)
+	if ((reg.flags & USER_EVENT_REG_PERSIST) && r < 88 &&
+	    strnlen(cmd.buf, UE_CMD_MAX + 1) <= UE_CMD_MAX)
 		fz_track_name(c, cmd.buf);
 }
 

@@ -1,56 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
-/* user_events fuzzer, generator: commands (valid, with a known defect, mutated), payloads */
+/* user_events fuzzer, generator: commands of the grammar (ue_gen.c), mutated; payloads */
 #include "fuzz.h"
 
-static const char * const fz_scalars[] = {
-	"u8", "s8", "char", "u16", "s16", "short", "u32", "s32", "int",
-	"u64", "s64", "unsigned char", "unsigned short", "unsigned int",
-};
-
-static const int fz_scalar_size[] = { 1, 1, 1, 2, 2, 2, 4, 4, 4, 8, 8, 1, 2, 4 };
-
-/* Dynamic fields: any element type; char ones are strings */
-static const char * const fz_locs[] = {
-	"__data_loc char[]", "__data_loc unsigned char[]",
-	"__rel_loc char[]", "__rel_loc unsigned char[]",
-	"__rel_loc u8[]", "__data_loc u32[]", "__rel_loc s64[]",
-	"__data_loc char[8]", "__rel_loc u32",
-};
-
-static const char * const fz_bad_types[] = {
-	"u128", "float", "char[]", "unsigned u32", "__data_loc cpumask_t[]",
-	"__data_loc", "long", "__s32", "unsigned", "char[0]",
-	"char[1025]", "char[0x401]", "char[-1]", "char[1e3]", "char[12",
-	"unsigned char[]", "struct", "s8[4]", "u64 u64", "char[4]abcdefg",
-	"char[08]",
-};
-
-static const char * const fz_bad_sizes[] = {
-	"0", "1073741824", "4294967296", "-1", "0x10", "12x", "",
-};
-
-static const char * const fz_two_ws[] = { "  a3", "\ta3" };
-
-/* The known defects of a command: where, text (%s: one of @args), what it gives */
-enum { FD_FIELD, FD_HAS_FIELDS, FD_LEAD, FD_SLASH, FD_FLAGS, FD_PAD };
+/* Defects of the fuzzer's own, on top of the grammar's (ue_gen.c) */
+enum { FD_TOTAL, FD_SLASH, FD_PAD };
 static const struct {
-	int at;
-	const char *text;
-	const char * const *args;
-	int nargs, err;		/* err < 0: -err allowed if the first field is "f0" */
+	int at, err;
 } fz_defects[] = {
-	{ FD_FIELD, " %s bad", fz_bad_types, ARRAY_SIZE(fz_bad_types), EINVAL },
-	{ FD_FIELD, " u32%s", fz_two_ws, ARRAY_SIZE(fz_two_ws), EINVAL },
-	{ FD_FIELD, " u32 x y", NULL, 0, EINVAL },
-	{ FD_FIELD, " struct s q %s", fz_bad_sizes, ARRAY_SIZE(fz_bad_sizes), EINVAL },
-	{ FD_FIELD, " struct s q1 1073741823; struct s q2 1", NULL, 0, EINVAL },	/* total */
-	{ FD_HAS_FIELDS, " u8 f0", NULL, 0, -EINVAL },	/* a duplicate name: not predicted */
-	{ FD_HAS_FIELDS, " u16 ", NULL, 0, 0 },	/* an empty last field name: accepted */
-	{ FD_LEAD, " ", NULL, 0, EINVAL },	/* an empty name */
-	{ FD_SLASH, "/", NULL, 0, EINVAL },	/* a name tracefs cannot show */
-	{ FD_FLAGS, ":x", NULL, 0, EINVAL },	/* text flags */
-	{ FD_PAD, "", NULL, 0, EINVAL },	/* UE_CMD_MAX + 1 .. + 80 bytes */
-	{ FD_PAD, "", NULL, 0, 0 },		/* exactly UE_CMD_MAX bytes */
+	{ FD_TOTAL, EINVAL },	/* fields of more than INT_MAX / 2 bytes */
+	{ FD_SLASH, EINVAL },	/* a name tracefs cannot show */
+	{ FD_PAD, EINVAL },	/* UE_CMD_MAX + 1 .. + 80 bytes */
+	{ FD_PAD, 0 },		/* exactly UE_CMD_MAX bytes */
 };
 
 static const char fz_special[] = " \t\n;;[]:.,#-_0xX\\\"'/\r\v\f";
@@ -90,66 +50,6 @@ static __printf(2, 3) void fz_put(struct fz_cmd *cmd, const char *fmt, ...)
 		cmd->len += fz_min(n, room - 1);
 }
 
-static void fz_ident(__u64 *rs, char *out, int len)
-{
-	static const char chars[] =
-		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789";
-	int i;
-
-	for (i = 0; i < len; i++)	/* no digit first */
-		out[i] = chars[ue_rand_n(rs, sizeof(chars) - (i ? 1 : 11))];
-	out[len] = '\0';
-}
-
-/*
- * Field text @s; a space may become two or three: an empty word, always refused
- * (a tab is not always: it joins two words into one, which some positions take).
- */
-static void fz_words(__u64 *rs, struct fz_cmd *cmd, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == ' ' && fz_pct(rs, 3)) {
-			fz_defect(&cmd->w, EINVAL);
-			fz_put(cmd, fz_pct(rs, 50) ? " " : "  ");
-		}
-		fz_put(cmd, "%c", *s);
-	}
-}
-
-/* One valid field named @name: its size, at most @budget (-1 if nothing fits) */
-static int fz_gen_field(__u64 *rs, struct fz_cmd *cmd, const char *name, int budget)
-{
-	static const char * const arr[] = { "%schar[0x%x] %s", "%schar[0%o] %s", "%schar[%d] %s" };
-	char f[160], id[16];
-	int k = ue_rand_n(rs, 10), n;
-
-	if (k < 5) {
-		k = ue_rand_n(rs, ARRAY_SIZE(fz_scalars));
-		n = fz_scalar_size[k];
-		snprintf(f, sizeof(f), "%s %s", fz_scalars[k], name);
-	} else if (k < 7) {	/* N in decimal, hexadecimal or octal, kept as written */
-		n = fz_min(fz_pct(rs, 10) ? 1024 : 1 + ue_rand_n(rs, 64), budget);
-		k = ue_rand_n(rs, 10);
-		snprintf(f, sizeof(f), arr[k < 2 ? 0 : k < 3 ? 1 : 2],
-			 fz_pct(rs, 30) ? "unsigned " : "", n, name);
-	} else if (k < 8) {
-		n = fz_min(fz_pct(rs, 10) ? budget : 1 + ue_rand_n(rs, 40), budget);
-		fz_ident(rs, id, 1 + ue_rand_n(rs, 10));
-		snprintf(f, sizeof(f), "struct %s %s %d", id, name, n);
-	} else {
-		n = 4;
-		snprintf(f, sizeof(f), "%s %s", fz_locs[ue_rand_n(rs, ARRAY_SIZE(fz_locs))], name);
-	}
-	if (n < 1 || n > budget) {	/* out of budget: a zero-size field is not possible */
-		if (budget < 1)
-			return -1;
-		n = 1;
-		snprintf(f, sizeof(f), "u8 %s", name);
-	}
-	fz_words(rs, cmd, f);
-	return n;
-}
-
 /* Open a gap of @n bytes at @pos (a copy of what follows); false if full */
 static bool fz_gap(struct fz_cmd *cmd, int pos, int n)
 {
@@ -184,8 +84,8 @@ static void fz_mutate(__u64 *rs, struct fz_cmd *cmd)
 		} else if (op == 5) {	/* duplicate a range */
 			fz_gap(cmd, pos, n);
 		} else if (op == 4) {	/* insert a type word */
-			t = fz_pct(rs, 50) ? fz_scalars[ue_rand_n(rs, ARRAY_SIZE(fz_scalars))] :
-			    fz_bad_types[ue_rand_n(rs, ARRAY_SIZE(fz_bad_types))];
+			t = fz_pct(rs, 50) ? ue_gen_basic_types[ue_rand_n(rs, ue_gen_nbasic)] :
+			    ue_gen_bad_types[ue_rand_n(rs, ue_gen_nbad)];
 			if (fz_gap(cmd, pos, strlen(t)))
 				memcpy(cmd->buf + pos, t, strlen(t));
 		} else if (op == 3) {	/* insert random or special bytes: NUL, non-ASCII */
@@ -199,96 +99,74 @@ static void fz_mutate(__u64 *rs, struct fz_cmd *cmd)
 	cmd->mutated = true;
 }
 
-/* The event name into @name (@size bytes); false when the command is a target's, complete */
-static bool fz_gen_name(struct fz_ctx *c, __u64 *rs, struct fz_cmd *cmd, char *name, int size)
+/*
+ * The event name into @name: a target's, a shared one or the grammar's, made
+ * unique by the case; false when the command is a target's, complete.
+ */
+static bool fz_gen_name(struct fz_ctx *c, __u64 *rs, struct ue_gen *g, struct fz_cmd *cmd,
+			struct ue_gen_buf *name)
 {
 	__u32 r = ue_rand_n(rs, 100);
-	int n;
 
 	cmd->shared = r < 25;
+	name->len = 0;
 	if (r < 5) {	/* exactly a target's command: the same event */
 		fz_put(cmd, "%s", fz_targets[ue_rand_n(rs, fz_ntargets)].cmd);
 		return false;
 	}
 	if (r < 25) {	/* a target's name, or a shared one */
-		snprintf(name, size, FZ_PREFIX "_%c%d", r < 12 ? 't' : 'n',
-			 ue_rand_n(rs, r < 12 ? fz_ntargets : FZ_SHARED));
-	} else if (r < 30) {	/* long names: only the command limits them */
-		n = snprintf(name, size, FZ_PREFIX);
-		fz_ident(rs, name + n, fz_min(120 + ue_rand_n(rs, 125), size - n - 1));
-	} else if (r < 33) {	/* names that are no identifiers */
-		snprintf(name, size, "%d" FZ_PREFIX ".%llu-%u", ue_rand_n(rs, 10), c->ncase,
-			 ue_rand_n(rs, 1000));
+		ue_gen_add(name, FZ_PREFIX "_%c%d", r < 12 ? 't' : 'n',
+			   ue_rand_n(rs, r < 12 ? fz_ntargets : FZ_SHARED));
 	} else {
-		snprintf(name, size, FZ_PREFIX "_%llu_%u", c->ncase, ue_rand_n(rs, 1000));
+		ue_gen_add(name, FZ_PREFIX "_%llu_", c->ncase);
+		ue_gen_name(g, name);
 	}
 	return true;
 }
 
-/* @nf fields after the name, within a payload of @budget bytes: is the first "f0"? */
-static bool fz_gen_fields(__u64 *rs, struct fz_cmd *cmd, int nf, int budget)
-{
-	static const char * const lead[] = { " ", " ", " ", "  ", " \t", " \v" };
-	static const char * const sep[] = {
-		"; ", "; ", ";", ";\t", ";; ", ";\t ;  ", " ;", "; \t",
-	};
-	bool has_f0 = nf > 40;
-	char name[40];
-	int i, k, n, size;
-
-	if (nf)	/* a space after the name (a tab would be part of it) */
-		fz_put(cmd, "%s", lead[ue_rand_n(rs, ARRAY_SIZE(lead))]);
-	for (i = 0; i < nf && nf > 40; i++)	/* many fields: short ones, to fit 511 bytes */
-		fz_put(cmd, "%su8 f%d", i ? ";" : "", i);
-	for (i = 0; i < nf && nf <= 40; i++, budget -= size) {
-		k = i ? ue_rand_n(rs, ARRAY_SIZE(sep)) : 0;
-		if (k == 6)	/* " ;" makes an empty last word */
-			fz_defect(&cmd->w, EINVAL);
-		fz_put(cmd, "%s", i ? sep[k] : "");
-		/* "f<i>", or an identifier made unique */
-		fz_ident(rs, name, fz_pct(rs, 80) ? 0 : 1 + ue_rand_n(rs, 12));
-		n = strlen(name);
-		snprintf(name + n, sizeof(name) - n, n ? "_%d" : "f%d", i);
-		has_f0 |= !strcmp(name, "f0");
-		size = fz_gen_field(rs, cmd, name, budget);
-		if (size < 0)
-			break;
-	}
-	if (nf && fz_pct(rs, 10))
-		fz_put(cmd, fz_pct(rs, 50) ? ";" : "; ");
-	return has_f0;
-}
-
-/* A command, valid, with a known defect and/or mutated; cmd->w: expected */
+/*
+ * A command of the grammar (ue_gen.c) with its defects and maybe one of the
+ * fuzzer's, maybe mutated; cmd->w: the expected result.
+ */
 void fz_gen_cmd(struct fz_ctx *c, __u64 *rs, struct fz_cmd *cmd)
 {
-	/* no limit but 1 GiB: sometimes structs far beyond a page */
-	int nf, d, r, len, budget = fz_pct(rs, 5) ? 1 << 24 : fz_payload_max;
-	char name[300];
-	bool has_f0;
+	static struct ue_gen_field gf[UE_GEN_FIELDS_MAX];
+	static struct ue_gen_buf name, fields;
+	struct ue_gen g = { .rng = ue_rand(rs), .wide = true };
+	const char *lead, *gap = "";
+	int nf, d, r, len, err;
 
 	memset(cmd, 0, sizeof(*cmd));
-	if (!fz_gen_name(c, rs, cmd, name, sizeof(name)))
+	/* white space first: an empty name for the ioctl, skipped after "u:" */
+	lead = ue_gen_lead(&g);
+	fz_put(cmd, "%s", lead);
+	cmd->lead_ws = cmd->len;
+	if (*lead == ' ')
+		fz_defect(&cmd->w, EINVAL);
+	cmd->lead_tab = *lead == '\t';
+	if (!fz_gen_name(c, rs, &g, cmd, &name))
 		return;
-	r = ue_rand_n(rs, 100);
-	nf = r < 15 ? 0 : r < 95 ? 1 + ue_rand_n(rs, 6) : 60 + ue_rand_n(rs, 8);
-	/* one known defect in 1/5 of the commands, -1 for none */
+	fields.len = 0;
+	fields.buf[0] = '\0';
+	nf = ue_gen_fields(&g, &fields, gf);
+	if (nf)		/* a tab joins the name and the first word */
+		gap = ue_gen_gap(&g);
+	/* one defect of the fuzzer's in 1/5 of the commands, -1 for none */
 	d = fz_pct(rs, 20) ? (int)ue_rand_n(rs, ARRAY_SIZE(fz_defects)) : -1;
 	r = d < 0 ? -1 : fz_defects[d].at;
-	cmd->lead_ws = r == FD_LEAD;
+	if (!ue_gen_name_ok(name.buf, name.len))
+		fz_defect(&cmd->w, EINVAL);
 	if (r == FD_SLASH) {
-		name[ue_rand_n(rs, strlen(name))] = '/';
+		name.buf[ue_rand_n(rs, name.len)] = '/';
 		cmd->shared = false;
 	}
-	fz_put(cmd, "%s%s%s", r == FD_LEAD ? " " : "", name, r == FD_FLAGS ? ":x" : "");
-	has_f0 = fz_gen_fields(rs, cmd, nf, budget);
-	if (r == FD_FIELD || (r == FD_HAS_FIELDS && nf)) {
-		fz_put(cmd, "%s", nf ? ";" : "");
-		fz_put(cmd, fz_defects[d].text, fz_defects[d].nargs ?
-		       fz_defects[d].args[ue_rand_n(rs, fz_defects[d].nargs)] : "");
-		if (fz_defects[d].err < 0 && has_f0)
-			fz_set_add(&cmd->w.extra, -fz_defects[d].err);
-	}
+	fz_put(cmd, "%s%s%s", name.buf, gap, fields.buf);
+	err = ue_gen_fields_err(gf, nf);
+	cmd->w.unknown |= *gap == '\t' || err == UE_GEN_UNSURE ||
+			  fields.len >= UE_GEN_TEXT_MAX - 1;
+	fz_defect(&cmd->w, err);
+	if (r == FD_TOTAL)
+		fz_put(cmd, "%s struct s q1 1073741823; struct s q2 1", nf ? ";" : "");
 	/* padded with empty fields (or spaces) to UE_CMD_MAX (+ 1 .. 80) bytes */
 	cmd->too_long = r == FD_PAD && fz_defects[d].err;
 	len = UE_CMD_MAX + (cmd->too_long ? 1 + ue_rand_n(rs, 80) : 0);
@@ -301,6 +179,7 @@ void fz_gen_cmd(struct fz_ctx *c, __u64 *rs, struct fz_cmd *cmd)
 		cmd->too_long = true;
 		fz_defect(&cmd->w, EINVAL);
 	}
+	cmd->w.unknown |= cmd->len >= (int)sizeof(cmd->buf) - 2;	/* cut */
 	if (fz_pct(rs, 25)) {
 		fz_mutate(rs, cmd);
 		cmd->w.unknown = true;
@@ -329,7 +208,7 @@ __u32 fz_gen_payload(__u64 *rs, const struct fz_target *t, unsigned char *p)
 		return fz_gen_random(rs, p, end);
 	/* valid dynamic data after the fixed fields, or one small error */
 	for (k = 0; k < t->nf; off += t->f[k].size, k++) {
-		if (t->f[k].kind == FK_FIXED)
+		if (t->f[k].dyn == UE_GEN_FIXED)
 			continue;
 		n = fz_pct(rs, 10) ? 200 + ue_rand_n(rs, 2000) : 1 + ue_rand_n(rs, 48);
 		if (end + n > 8000)
@@ -338,7 +217,7 @@ __u32 fz_gen_payload(__u64 *rs, const struct fz_target *t, unsigned char *p)
 			p[end + i] = t->f[k].str ? 0x20 + ue_rand_n(rs, 0x5f) : ue_rand(rs);
 		if (t->f[k].str)
 			p[end + n - 1] = '\0';
-		start = fz_entry + end - (t->f[k].kind == FK_RL ? fz_entry + off + 4 : 0);
+		start = fz_entry + end - (t->f[k].dyn == UE_GEN_REL_LOC ? fz_entry + off + 4 : 0);
 		i = mode < 30 ? ue_rand_n(rs, 7) : 7;
 		size = i == 0 ? n + 1 : i == 2 ? 0 : i == 6 ? ue_rand(rs) : n;
 		start = i == 1 ? start + 1 : i == 4 ? ue_rand_n(rs, fz_entry) :

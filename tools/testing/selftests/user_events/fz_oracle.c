@@ -132,10 +132,10 @@ int fz_model_record(const struct fz_target *t, const unsigned char *p, __u32 len
 	int i, unsure = 0;
 
 	for (i = 0; i < t->nf; off += t->f[i].size, i++) {
-		if (t->f[i].kind == FK_FIXED)
+		if (t->f[i].dyn == UE_GEN_FIXED)
 			continue;
 		memcpy(&loc, p + off, 4);
-		start = (loc & 0xffff) + (t->f[i].kind == FK_RL ? fz_entry + off + 4 : 0);
+		start = (loc & 0xffff) + (t->f[i].dyn == UE_GEN_REL_LOC ? fz_entry + off + 4 : 0);
 		size = loc >> 16;
 		if (start + size > rec || (t->f[i].str && !size))
 			return -EFAULT;
