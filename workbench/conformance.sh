@@ -37,10 +37,12 @@ UECONF=$OUT/ueconf
 
 since() { printf '%.0f' "$(echo "$(date +%s.%N) - $1" | bc)"; }
 
+# ueconf and the command generator it shares with the fuzzer (ue_gen.c)
 build_ueconf() {	# $1 = output [$2 = uapi headers]
+	local gen=$REPO/tools/testing/selftests/user_events
 	mkdir -p "$(dirname "$1")"
 	gcc -O2 -Wall -Wextra -isystem "${2:-$BUILD/obj-test/usr/include}" \
-		-o "$1" "$CDIR/ueconf.c" -lpthread
+		-I "$gen" -o "$1" "$CDIR/ueconf.c" "$gen/ue_gen.c" -lpthread
 }
 
 # Snapshot the kernels and the workbench under the build lock: others

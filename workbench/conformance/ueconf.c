@@ -43,6 +43,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ue_gen.h"
+
 typedef __u32 u32;
 typedef __s32 s32;
 typedef __u64 u64;
@@ -57,44 +59,14 @@ typedef __u64 u64;
 #define PAYLOAD_MAX 9000
 
 /* ------------------------------------------------------------------ */
-/* random numbers: splitmix64, one stream per sequence */
+/* random numbers: one stream per sequence, the grammar's (ue_gen.c) */
 
-static u64 rng;
+static struct ue_gen gen;
 
-static u64 rnd64(void)
-{
-	u64 z = (rng += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static unsigned int rnd(unsigned int n)
-{
-	return n ? rnd64() % n : 0;
-}
-
-static int chance(int percent)
-{
-	return rnd(100) < (unsigned int)percent;
-}
-
-/* pick from weights w[0..n-1] */
-static int pick(const int *w, int n)
-{
-	int i, sum = 0, r;
-
-	for (i = 0; i < n; i++)
-		sum += w[i];
-	r = rnd(sum);
-	for (i = 0; i < n; i++) {
-		if (r < w[i])
-			return i;
-		r -= w[i];
-	}
-	return n - 1;
-}
+#define rnd64()		ue_gen_rnd64(&gen)
+#define rnd(n)		ue_gen_rnd(&gen, n)
+#define chance(p)	ue_gen_chance(&gen, p)
+#define pick(w, n)	ue_gen_pick(&gen, w, n)
 
 /* ------------------------------------------------------------------ */
 /* sequence description */
@@ -120,15 +92,6 @@ static const char *const addr_names[] = {
 	"kernel", "pageend",
 };
 
-/* layout of one generated field, for building payloads */
-struct gfield {
-	int size;	/* bytes in the fixed part (0: unknown type) */
-	int dyn;	/* 1 __data_loc, 2 __rel_loc */
-	int str;	/* dynamic string (char) rather than bytes */
-};
-
-#define MAX_GFIELDS 80
-
 struct op {
 	int kind;
 	int fd;			/* fd slot */
@@ -147,7 +110,7 @@ struct op {
 	int resv;		/* unreg: reserved fields non-zero */
 	/* layout of the command (reg) */
 	int nfields;
-	struct gfield *fields;
+	struct ue_gen_field *fields;
 	/* write */
 	int idxmode;		/* 0 ref's index, 1 raw value */
 	s32 rawidx;
@@ -165,7 +128,7 @@ struct seq {
 	char *names[NSLOTS];
 	char *fieldtext[NSLOTS];	/* the slot's usual field list */
 	int nf[NSLOTS];
-	struct gfield gf[NSLOTS][MAX_GFIELDS];
+	struct ue_gen_field gf[NSLOTS][UE_GEN_FIELDS_MAX];
 	/* names whose NAME.<hex> is normalised: slots, registered commands */
 	char *mnames[NSLOTS + MAX_OPS];
 	int nmnames;
@@ -183,348 +146,32 @@ static char *xstrdup(const char *s)
 	return p;
 }
 
-/* append to a bounded string buffer */
-struct sbuf {
-	char buf[CMD_MAX * 2];
-	int len;
-};
-
-static void sb_add(struct sbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int room = (int)sizeof(b->buf) - b->len, n;
-
-	if (room <= 1)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(b->buf + b->len, room, fmt, ap);
-	va_end(ap);
-	b->len += n < room ? n : room - 1;
-}
-
-/* ---- names ---- */
-
-static const char name_first[] = "abcdefghijklmnopqrstuvwxyz_ABCXYZ";
-static const char name_rest[] = "abcdefghijklmnopqrstuvwxyz_0123456789";
-static const char odd_chars[] = "-.:*?%$!@#&()[]{}<>=+,'\"\\|~^`";
-
-static void gen_name(struct sbuf *b)
-{
-	static const int w[] = { 82, 4, 3, 3, 2, 2, 2, 2 };
-	int len, i, kind = pick(w, ARRAY_SIZE(w));
-
-	switch (kind) {
-	case 0:		/* plain */
-		len = 1 + rnd(12);
-		break;
-	case 1:		/* long, around the limits */
-		{
-			static const int lens[] = { 127, 128, 129, 200, 255,
-						    256, 300, 450, 511, 512,
-						    600 };
-			len = lens[rnd(ARRAY_SIZE(lens))];
-		}
-		break;
-	default:
-		len = 1 + rnd(20);
-		break;
-	}
-	for (i = 0; i < len; i++) {
-		char c;
-
-		if (i == 0)
-			c = name_first[rnd(sizeof(name_first) - 1)];
-		else
-			c = name_rest[rnd(sizeof(name_rest) - 1)];
-		switch (kind) {
-		case 2:		/* digit first */
-			if (i == 0)
-				c = '0' + rnd(10);
-			break;
-		case 3:		/* an odd character somewhere */
-		case 4:
-			if (i == (int)(len / 2) || chance(10))
-				c = odd_chars[rnd(sizeof(odd_chars) - 1)];
-			break;
-		case 5:		/* name:flag text */
-			break;
-		case 6:		/* upper case and digits */
-			c = "ABCDEFGHIJ0123456789"[rnd(20)];
-			if (i == 0)
-				c = 'Q';
-			break;
-		case 7:		/* dots and dashes */
-			if (i && chance(30))
-				c = ".-"[rnd(2)];
-			break;
-		}
-		sb_add(b, "%c", c);
-	}
-	if (kind == 5) {
-		static const char *const fl[] = { ":BPF_ITER", ":flag", ":",
-						  ":0", "::x" };
-		sb_add(b, "%s", fl[rnd(5)]);
-	}
-}
-
-/* ---- fields ---- */
-
-static const char *const basic_types[] = {
-	"u8", "s8", "char", "u16", "s16", "short", "u32", "s32", "int",
-	"u64", "s64", "unsigned char", "unsigned short", "unsigned int",
-};
-
-static const int basic_sizes[] = { 1, 1, 1, 2, 2, 2, 4, 4, 4, 8, 8, 1, 2, 4 };
-
-static const char *const bad_types[] = {
-	"long", "unsigned long", "float", "bool", "__u32", "u128", "unsigned",
-	"char*", "signed char", "u8[]", "struct", "__data_loc",
-};
-
-static const char *const dyn_elems[] = {
-	"char[]", "unsigned char[]", "u8[]", "u16[]", "u32[]", "u64[]",
-	"s32[]", "char[]", "unsigned char[]", "char[4]", "int[]", "junk",
-};
-
-static void gen_field_name(struct sbuf *b, int k, int dupok)
-{
-	static const int w[] = { 94, 2, 1, 2, 1 };
-
-	switch (pick(w, ARRAY_SIZE(w))) {
-	case 0:
-		sb_add(b, "f%d", k);
-		break;
-	case 1:
-		sb_add(b, "%s", dupok ? "f0" : "dup");
-		break;
-	case 2:
-		sb_add(b, "%c%d", odd_chars[rnd(sizeof(odd_chars) - 1)], k);
-		break;
-	case 3:
-		{
-			int n = 1 + rnd(70), i;
-
-			for (i = 0; i < n; i++)
-				sb_add(b, "%c", name_rest[rnd(sizeof(name_rest) - 1)]);
-		}
-		break;
-	case 4:
-		sb_add(b, "%d", k);
-		break;
-	}
-}
-
-static void gen_array_len(struct sbuf *b, int *size)
-{
-	static const int w[] = { 50, 12, 8, 3, 6, 2, 1, 1, 1, 2 };
-	int n;
-
-	switch (pick(w, ARRAY_SIZE(w))) {
-	case 0:
-		n = 1 + rnd(32);
-		sb_add(b, "%d", n);
-		*size = n;
-		break;
-	case 1:
-		n = 1 + rnd(64);
-		sb_add(b, "0x%x", n);
-		*size = n;
-		break;
-	case 2:
-		n = 1 + rnd(60);
-		sb_add(b, "0%o", n);
-		*size = n;
-		break;
-	case 3:
-		sb_add(b, "0");
-		*size = 0;
-		break;
-	case 4:
-		n = 1020 + rnd(8);
-		sb_add(b, "%d", n);
-		*size = n;
-		break;
-	case 5:
-		sb_add(b, "%d", 4096 + rnd(70000));
-		*size = 0;
-		break;
-	case 6:
-		sb_add(b, "-1");
-		*size = 0;
-		break;
-	case 7:
-		sb_add(b, "12x");
-		*size = 0;
-		break;
-	case 8:
-		sb_add(b, "");
-		*size = 0;
-		break;
-	case 9:
-		sb_add(b, "0000000000000004");
-		*size = 4;
-		break;
-	}
-}
-
-/* one field; fills *g with what we expect its layout to be */
-static void gen_field(struct sbuf *b, int k, struct gfield *g, int dupok)
-{
-	static const int w[] = { 60, 8, 8, 5, 12, 6, 1, 1, 2 };
-	int t, size;
-
-	memset(g, 0, sizeof(*g));
-	switch (pick(w, ARRAY_SIZE(w))) {
-	case 0:		/* basic type */
-		t = rnd(ARRAY_SIZE(basic_types));
-		sb_add(b, "%s ", basic_types[t]);
-		g->size = basic_sizes[t];
-		break;
-	case 1:
-	case 2:		/* char[N] / unsigned char[N] */
-		sb_add(b, "%schar[", chance(50) ? "" : "unsigned ");
-		gen_array_len(b, &size);
-		sb_add(b, "]%s ", chance(5) ? "x" : "");
-		g->size = size;
-		break;
-	case 3:		/* struct TAG name SIZE */
-		{
-			int tl = 1 + rnd(40), i;
-			static const int sizes[] = { 1, 4, 8, 16, 24, 0, 4056,
-						     4057, 70000, -1 };
-
-			sb_add(b, "struct ");
-			for (i = 0; i < tl; i++)
-				sb_add(b, "%c", name_rest[rnd(sizeof(name_rest) - 1)]);
-			sb_add(b, " ");
-			gen_field_name(b, k, dupok);
-			size = sizes[rnd(ARRAY_SIZE(sizes))];
-			if (chance(5))
-				sb_add(b, " 0x10");
-			else if (chance(5))
-				sb_add(b, "");
-			else
-				sb_add(b, " %d", size);
-			g->size = size > 0 && size < 8192 ? size : 0;
-			return;
-		}
-	case 4:
-	case 5:		/* dynamic */
-		{
-			int e = rnd(ARRAY_SIZE(dyn_elems));
-
-			g->dyn = chance(50) ? 1 : 2;
-			sb_add(b, "%s %s ", g->dyn == 1 ? "__data_loc" : "__rel_loc",
-			       dyn_elems[e]);
-			g->size = 4;
-			g->str = e == 0 || e == 7;
-		}
-		break;
-	case 6:		/* bad type */
-		sb_add(b, "%s ", bad_types[rnd(ARRAY_SIZE(bad_types))]);
-		break;
-	case 7:		/* type only, or too many words */
-		t = rnd(ARRAY_SIZE(basic_types));
-		if (chance(50)) {
-			sb_add(b, "%s", basic_types[t]);
-			return;
-		}
-		sb_add(b, "%s a b", basic_types[t]);
-		return;
-	case 8:		/* odd spacing inside the field */
-		t = rnd(ARRAY_SIZE(basic_types));
-		sb_add(b, "%s%s", basic_types[t], chance(50) ? "\t" : "  ");
-		g->size = basic_sizes[t];
-		break;
-	}
-	gen_field_name(b, k, dupok);
-}
-
-static void gen_sep(struct sbuf *b)
-{
-	static const char *const seps[] = { "; ", ";", " ;", " ; ", ";;",
-					    "; ;", ";\t", "\t;" };
-	static const int w[] = { 70, 8, 6, 4, 3, 3, 3, 3 };
-
-	sb_add(b, "%s", seps[pick(w, ARRAY_SIZE(w))]);
-}
-
-/* a field list; returns the number of gfields written */
-static int gen_fields(struct sbuf *b, struct gfield *gf)
-{
-	static const int w[] = { 15, 45, 25, 10, 3, 2 };
-	int n, i;
-
-	switch (pick(w, ARRAY_SIZE(w))) {
-	case 0:
-		n = 0;
-		break;
-	case 1:
-		n = 1 + rnd(3);
-		break;
-	case 2:
-		n = 3 + rnd(6);
-		break;
-	case 3:
-		n = 9 + rnd(20);
-		break;
-	case 4:
-		n = 60 + rnd(8);
-		break;
-	default:
-		n = 63 + rnd(4);
-		break;
-	}
-	if (n > MAX_GFIELDS)
-		n = MAX_GFIELDS;
-	for (i = 0; i < n; i++) {
-		if (i)
-			gen_sep(b);
-		gen_field(b, i, &gf[i], chance(3));
-	}
-	if (n && chance(8))
-		sb_add(b, "%s", chance(50) ? ";" : "; ");
-	return n;
-}
-
 /* whole command for a slot: name, separator, fields, decorations */
 static char *gen_cmd(struct seq *s, int slot, struct op *o, int variant)
 {
-	struct sbuf b = { .len = 0 };
-	static const int lead[] = { 90, 4, 3, 3 };
+	struct ue_gen_buf b = { .len = 0 };
 
-	switch (pick(lead, ARRAY_SIZE(lead))) {
-	case 1:
-		sb_add(&b, " ");
-		break;
-	case 2:
-		sb_add(&b, "\t");
-		break;
-	case 3:
-		sb_add(&b, "  ");
-		break;
-	}
-	sb_add(&b, "%s", s->names[slot]);
+	ue_gen_add(&b, "%s", ue_gen_lead(&gen));
+	ue_gen_add(&b, "%s", s->names[slot]);
 	if (variant == 0) {
 		if (s->fieldtext[slot][0])
-			sb_add(&b, "%s%s", chance(92) ? " " :
-			       (chance(50) ? "\t" : "  "), s->fieldtext[slot]);
+			ue_gen_add(&b, "%s%s", ue_gen_gap(&gen), s->fieldtext[slot]);
 		o->nfields = s->nf[slot];
 		o->fields = s->gf[slot];
 	} else {
-		struct sbuf f = { .len = 0 };
+		struct ue_gen_buf f = { .len = 0 };
 
-		o->fields = calloc(MAX_GFIELDS, sizeof(struct gfield));
+		o->fields = calloc(UE_GEN_FIELDS_MAX, sizeof(struct ue_gen_field));
 		if (!o->fields)
 			abort();
-		o->nfields = gen_fields(&f, o->fields);
+		o->nfields = ue_gen_fields(&gen, &f, o->fields);
 		if (f.len)
-			sb_add(&b, " %s", f.buf);
+			ue_gen_add(&b, " %s", f.buf);
 	}
 	if (chance(4))
-		sb_add(&b, " ");
+		ue_gen_add(&b, " ");
 	if (chance(3))
-		sb_add(&b, "\n");
+		ue_gen_add(&b, "\n");
 	return xstrdup(b.buf);
 }
 
@@ -575,17 +222,17 @@ static void gen_reg(struct seq *s, struct op *o, int n)
 	o->fd = chance(85) ? 0 : rnd(NFDS);
 	variant = pick(vw, ARRAY_SIZE(vw));
 	if (variant == 2) {	/* some other command text entirely */
-		struct sbuf b = { .len = 0 };
+		struct ue_gen_buf b = { .len = 0 };
 
-		gen_name(&b);
+		ue_gen_name(&gen, &b);
 		if (chance(70)) {
-			struct sbuf f = { .len = 0 };
+			struct ue_gen_buf f = { .len = 0 };
 
-			o->fields = calloc(MAX_GFIELDS, sizeof(struct gfield));
+			o->fields = calloc(UE_GEN_FIELDS_MAX, sizeof(struct ue_gen_field));
 			if (!o->fields)
 				abort();
-			o->nfields = gen_fields(&f, o->fields);
-			sb_add(&b, " %s", f.buf);
+			o->nfields = ue_gen_fields(&gen, &f, o->fields);
+			ue_gen_add(&b, " %s", f.buf);
 		}
 		o->text = xstrdup(b.buf);
 	} else {
@@ -648,55 +295,55 @@ static void gen_unreg(struct seq *s, struct op *o, int n)
 static void gen_dyn(struct seq *s, struct op *o)
 {
 	static const int w[] = { 30, 6, 20, 6, 6, 5, 5, 5, 5, 4, 4 };
-	struct sbuf b = { .len = 0 };
+	struct ue_gen_buf b = { .len = 0 };
 	int slot = rnd(NSLOTS);
 	const char *nm = s->names[slot];
 
 	o->slot = slot;
 	switch (pick(w, ARRAY_SIZE(w))) {
 	case 0:
-		sb_add(&b, "u:%s%s%s", nm, s->fieldtext[slot][0] ? " " : "",
-		       s->fieldtext[slot]);
+		ue_gen_add(&b, "u:%s%s%s", nm, s->fieldtext[slot][0] ? " " : "",
+			   s->fieldtext[slot]);
 		break;
 	case 1:
-		sb_add(&b, "u: %s", nm);
+		ue_gen_add(&b, "u: %s", nm);
 		break;
 	case 2:
-		sb_add(&b, "-:%s", nm);
+		ue_gen_add(&b, "-:%s", nm);
 		break;
 	case 3:
-		sb_add(&b, "-:user_events/%s", nm);
+		ue_gen_add(&b, "-:user_events/%s", nm);
 		break;
 	case 4:
-		sb_add(&b, "-:user_events_multi/%s", nm);
+		ue_gen_add(&b, "-:user_events_multi/%s", nm);
 		break;
 	case 5:
-		sb_add(&b, "!u:%s %s", nm, s->fieldtext[slot]);
+		ue_gen_add(&b, "!u:%s %s", nm, s->fieldtext[slot]);
 		break;
 	case 6:		/* upstream cannot delete an event named "SYS/NAME" */
-		sb_add(&b, "u:%s u32 a;u32 b", nm);
+		ue_gen_add(&b, "u:%s u32 a;u32 b", nm);
 		break;
 	case 7:
-		sb_add(&b, "-:mysys/%s", nm);
+		ue_gen_add(&b, "-:mysys/%s", nm);
 		break;
 	case 8:
 		{
-			struct gfield gf[MAX_GFIELDS];
-			struct sbuf f = { .len = 0 };
+			struct ue_gen_field gf[UE_GEN_FIELDS_MAX];
+			struct ue_gen_buf f = { .len = 0 };
 
-			gen_fields(&f, gf);
-			sb_add(&b, "u:%s %s", nm, f.buf);
+			ue_gen_fields(&gen, &f, gf);
+			ue_gen_add(&b, "u:%s %s", nm, f.buf);
 		}
 		break;
 	case 9:
-		sb_add(&b, "u:%s:BPF_ITER u32 a", nm);
+		ue_gen_add(&b, "u:%s:BPF_ITER u32 a", nm);
 		break;
 	case 10:
-		sb_add(&b, "u:%s\tu32 a", nm);
+		ue_gen_add(&b, "u:%s\tu32 a", nm);
 		break;
 	}
 	if (chance(30))
-		sb_add(&b, "\n");
+		ue_gen_add(&b, "\n");
 	o->text = xstrdup(b.buf);
 }
 
@@ -731,17 +378,17 @@ static void gen_seq(struct seq *s, u64 id)
 
 	memset(s, 0, sizeof(*s));
 	s->id = id;
-	rng = seed ^ (id * 0xd1342543de82ef95ULL) ^ 0x5eed;
+	gen.rng = seed ^ (id * 0xd1342543de82ef95ULL) ^ 0x5eed;
 	rnd64();
 	for (i = 0; i < NSLOTS; i++) {
-		struct sbuf b = { .len = 0 }, f = { .len = 0 };
+		struct ue_gen_buf b = { .len = 0 }, f = { .len = 0 };
 
-		gen_name(&b);
+		ue_gen_name(&gen, &b);
 		if (i && chance(10))	/* sometimes two slots share a name */
 			s->names[i] = xstrdup(s->names[i - 1]);
 		else
 			s->names[i] = xstrdup(b.buf);
-		s->nf[i] = gen_fields(&f, s->gf[i]);
+		s->nf[i] = ue_gen_fields(&gen, &f, s->gf[i]);
 		s->fieldtext[i] = xstrdup(f.buf);
 	}
 	s->nops = 1 + rnd(chance(20) ? MAX_OPS : 8);
@@ -1485,9 +1132,9 @@ static size_t build_payload(struct op *o, s32 idx)
 	struct op *r = o->ref >= 0 ? &S.ops[o->ref] : NULL;
 	static const int big[] = { 4055, 4056, 4057, 4096, 8192, 8200, 8999 };
 	size_t fixed = 0, len, i, pos, dynat;
-	u64 save = rng;
+	u64 save = gen.rng;
 
-	rng = o->pseed;
+	gen.rng = o->pseed;
 	for (i = 0; i < sizeof(pbuf); i++)
 		pbuf[i] = 'a' + rnd(26);
 	if (chance(30))
@@ -1532,7 +1179,7 @@ static size_t build_payload(struct op *o, s32 idx)
 	pos = 0;
 	dynat = fixed;
 	for (i = 0; r && i < (size_t)r->nfields; i++) {
-		struct gfield *g = &r->fields[i];
+		struct ue_gen_field *g = &r->fields[i];
 		u32 off, sz, w;
 
 		if (g->dyn && pos + 4 <= len) {
@@ -1573,7 +1220,7 @@ static size_t build_payload(struct op *o, s32 idx)
 		}
 		pos += g->size;
 	}
-	rng = save;
+	gen.rng = save;
 	return len + 4;
 }
 
