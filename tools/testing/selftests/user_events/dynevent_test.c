@@ -16,14 +16,14 @@
 /* Without both (2) creating and deleting fail with EPERM, even for uid 0 */
 static const int perfmon_caps[] = { CAP_PERFMON, CAP_SYS_ADMIN };
 
-FIXTURE(dyn) { UE_FIXTURE_MEMBERS; };
+FIXTURE(dynevent) { UE_FIXTURE_MEMBERS; };
 
-FIXTURE_SETUP(dyn)
+FIXTURE_SETUP(dynevent)
 {
 	UE_SETUP(UE_ROOT);
 }
 
-FIXTURE_TEARDOWN(dyn)
+FIXTURE_TEARDOWN(dynevent)
 {
 	UE_TEARDOWN();
 }
@@ -73,7 +73,7 @@ static void no_delete(struct __test_metadata *_metadata, const char *name, int e
 	EXPECT_TRUE(ue_event_exists(UE_SYS, name));
 }
 
-TEST_F(dyn, create_list_delete)
+TEST_F(dynevent, create_list_delete)
 {
 	char line[256];
 
@@ -95,7 +95,7 @@ TEST_F(dyn, create_list_delete)
 	EXPECT_EQ(-ENOENT, ue_del_name("uet_dy_basic"));
 }
 
-TEST_F(dyn, persists_until_deleted)
+TEST_F(dynevent, persists_until_deleted)
 {
 	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_persist", "u32 a"));
 	ASSERT_EQ(0, ue_reg_once("uet_dy_persist u32 a", self->page, 0));
@@ -111,7 +111,7 @@ TEST_F(dyn, persists_until_deleted)
  * octal array sizes, text after the ']', any dynamic element type).  The listing round-trips:
  * it creates the same event again, and after a '!' deletes it.
  */
-TEST_F(dyn, canonical_listing)
+TEST_F(dynevent, canonical_listing)
 {
 	/* out: what follows "u:NAME" in the listing */
 	static const struct {
@@ -142,7 +142,7 @@ TEST_F(dyn, canonical_listing)
 	}
 }
 
-TEST_F(dyn, delete_syntaxes)
+TEST_F(dynevent, delete_syntaxes)
 {
 	static const char * const dels[] = {
 		"-:uet_dy_del", "-:user_events/uet_dy_del", "!u:uet_dy_del",
@@ -158,7 +158,7 @@ TEST_F(dyn, delete_syntaxes)
 	}
 }
 
-TEST_F(dyn, delete_no_match)
+TEST_F(dynevent, delete_no_match)
 {
 	static const char * const misses[] = {
 		"!u:uet_dy_nomatch u32 a",		/* fewer fields */
@@ -183,7 +183,7 @@ TEST_F(dyn, delete_no_match)
 }
 
 /* Held by a registration, a write index, ftrace or perf: EBUSY; let go: deleted */
-TEST_F(dyn, busy)
+TEST_F(dynevent, busy)
 {
 	int fd = ue_open_data();
 
@@ -202,7 +202,7 @@ TEST_F(dyn, busy)
 	EXPECT_TRUE(deletes("-:uet_dy_busyft", "uet_dy_busyft"));
 }
 
-TEST_F(dyn, busy_perf)
+TEST_F(dynevent, busy_perf)
 {
 	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_busyperf", "u32 a"));
 	ASSERT_GT(ue_event_id(UE_SYS, "uet_dy_busyperf"), 0);
@@ -217,7 +217,7 @@ TEST_F(dyn, busy_perf)
 }
 
 /* Creating and deleting need CAP_PERFMON or CAP_SYS_ADMIN; either alone is enough */
-TEST_F(dyn, capabilities)
+TEST_F(dynevent, capabilities)
 {
 	int i;
 
@@ -241,7 +241,7 @@ TEST_F(dyn, capabilities)
 }
 
 /* The same parser and matching rules as DIAG_IOCSREG */
-TEST_F(dyn, same_parser_as_ioctl)
+TEST_F(dynevent, same_parser_as_ioctl)
 {
 	/* the first UET_DY_VALID are valid */
 #define UET_DY_VALID	17
@@ -314,7 +314,7 @@ TEST_F(dyn, same_parser_as_ioctl)
  * Name length, command length and field count limits through both: the only one is
  * DIAG_IOCSREG's 511 bytes; a dynamic_events line may be longer, as upstream takes it.
  */
-TEST_F(dyn, same_limits_as_ioctl)
+TEST_F(dynevent, same_limits_as_ioctl)
 {
 	const int lens[] = { 128, 129, 255, UE_CMD_MAX, UE_CMD_MAX + 1 };
 	char name[600], cmd[1024], dcmd[1100];
@@ -361,7 +361,7 @@ TEST_F(dyn, same_limits_as_ioctl)
 }
 
 /* tracing prepared before the program registers */
-TEST_F(dyn, prepared_tracing)
+TEST_F(dynevent, prepared_tracing)
 {
 	ASSERT_EQ(0, dyn_create(&self->t, "uet_dy_prep", "u32 id"));
 	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_dy_prep"));
@@ -370,7 +370,7 @@ TEST_F(dyn, prepared_tracing)
 }
 
 /* also events that do not persist */
-TEST_F(dyn, lists_registered_events)
+TEST_F(dynevent, lists_registered_events)
 {
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_dy_reglist  u32 a;char[0x4] b", self->page, 4,
 				  0, NULL));
@@ -380,7 +380,7 @@ TEST_F(dyn, lists_registered_events)
 }
 
 /* truncating dynamic_events while a user event is in use: nothing goes */
-TEST_F(dyn, truncate_busy)
+TEST_F(dynevent, truncate_busy)
 {
 	char path[PATH_MAX];
 	int fd;
@@ -396,7 +396,7 @@ TEST_F(dyn, truncate_busy)
 	EXPECT_TRUE(ue_event_exists(UE_SYS, "uet_dy_trunc_used"));
 }
 
-TEST_F(dyn, ioctl_matches_dyn_event)
+TEST_F(dynevent, ioctl_matches_dyn_event)
 {
 	/* the same words, whatever white space: ';' ends a word */
 	static const char * const same[] = {
@@ -436,7 +436,7 @@ TEST_F(dyn, ioctl_matches_dyn_event)
 }
 
 /* "u:" for an event of the ioctl shares it, as upstream: it still goes with its last user */
-TEST_F(dyn, dyn_matches_ioctl_event)
+TEST_F(dynevent, dyn_matches_ioctl_event)
 {
 	int fd = ue_open_data(), id;
 
@@ -522,7 +522,7 @@ static void other_event(struct __test_metadata *_metadata, const char *cmd, cons
  * untouched.  Freeing what it never initialised oopses on kernels whose stack is not
  * zeroed (CONFIG_INIT_STACK_ALL_PATTERN, CONFIG_INIT_STACK_NONE), at the first line.
  */
-TEST_F(dyn, other_kinds_pass)
+TEST_F(dynevent, other_kinds_pass)
 {
 	char path[PATH_MAX], cmd[PATH_MAX + 64];
 	long off = elf_entry_offset("/bin/true");

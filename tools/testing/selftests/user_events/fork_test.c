@@ -347,7 +347,7 @@ static __u32 scm_word;
  * A user_events_data fd opened by another process and passed with SCM_RIGHTS registers the caller:
  * the kernel updates the memory of the process that issued DIAG_IOCSREG, never that of the opener.
  */
-TEST(scm_rights_fd_updates_caller)
+TEST_F(fork, scm_rights_fd_updates_caller)
 {
 	int sock, fd, own;
 	pid_t pid;

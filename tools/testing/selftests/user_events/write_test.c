@@ -3,14 +3,14 @@
 #include "ue_util.h"
 #include "../kselftest_harness.h"
 
-FIXTURE(wr) { UE_FIXTURE_MEMBERS; };
+FIXTURE(write) { UE_FIXTURE_MEMBERS; };
 
-FIXTURE_SETUP(wr)
+FIXTURE_SETUP(write)
 {
 	UE_SETUP(UE_TRACE);
 }
 
-FIXTURE_TEARDOWN(wr)
+FIXTURE_TEARDOWN(write)
 {
 	UE_TEARDOWN();
 }
@@ -51,7 +51,7 @@ static bool shows_num(const char *line, const char *field, unsigned long long va
 }
 
 /* No fields: a partial index is EFAULT, enabled or not; the index alone or with more is fine */
-TEST_F(wr, short_write)
+TEST_F(write, short_write)
 {
 	char buf[4] = { 0 }, junk[3] = "ab";
 	int len, on;
@@ -80,7 +80,7 @@ TEST_F(wr, short_write)
  * Negative indexes (upstream 6.1 "Ensure write index cannot be negative": it read before the
  * array), unknown ones or another file's are refused and record nothing.
  */
-TEST_F(wr, bad_index)
+TEST_F(write, bad_index)
 {
 	static const __s32 neg[] = { -1, -2, -4096, INT_MIN };
 	__u32 idx, val = 7;
@@ -106,7 +106,7 @@ TEST_F(wr, bad_index)
 }
 
 /* Writes need the event enabled; the index stays valid on its file after DIAG_IOCSUNREG */
-TEST_F(wr, not_enabled)
+TEST_F(write, not_enabled)
 {
 	__u32 idx, val = 0x12345;
 	char line[1024];
@@ -129,7 +129,7 @@ TEST_F(wr, not_enabled)
 	EXPECT_TRUE(shows_num(line, "a", val)) TH_LOG("%s", line);
 }
 
-TEST_F(wr, payload_too_short)
+TEST_F(write, payload_too_short)
 {
 	char payload[16] = { 0 };
 	__u32 idx;
@@ -148,7 +148,7 @@ TEST_F(wr, payload_too_short)
 	EXPECT_EQ(2, ue_trace_count("uet_wr_min", NULL, 0));
 }
 
-TEST_F(wr, ftrace_fields)
+TEST_F(write, ftrace_fields)
 {
 	static const char * const fields[] = { "a", "b", "c", "d", "e" };
 	const char *name = "uet_wr_out";
@@ -189,7 +189,7 @@ TEST_F(wr, ftrace_fields)
 }
 
 /* The payload may be split across iovecs at will; writes return all they took */
-TEST_F(wr, writev_split)
+TEST_F(write, writev_split)
 {
 	const char *name = "uet_wr_split";
 	__u64 x = 0xdeadbeefcafef00dull;
@@ -256,12 +256,12 @@ static void loc_bounds(struct __test_metadata *_metadata, struct ue_track *t,
 	EXPECT_TRUE(shows_str(line, "s", "hello")) TH_LOG("%s", line);
 }
 
-TEST_F(wr, data_loc_bounds)
+TEST_F(write, data_loc_bounds)
 {
 	loc_bounds(_metadata, &self->t, self->page, "__data_loc");
 }
 
-TEST_F(wr, rel_loc_bounds)
+TEST_F(write, rel_loc_bounds)
 {
 	loc_bounds(_metadata, &self->t, self->page, "__rel_loc");
 }
