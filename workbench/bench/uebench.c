@@ -946,7 +946,7 @@ static void dyn_delete(const char *cmd)
  * churn thread, so that every child inherits the churning enablers on
  * both kernels (forkrace).  forkrace_thr starts the churn thread first:
  * upstream's children then inherit nothing (a documented difference,
- * dropin_test's di.mm_owned_*), ours copy the enablers as always.  It
+ * fork_test's fork.mm_owned_*), ours copy the enablers as always.  It
  * runs first: upstream keeps the main thread's registrations, even
  * unregistered, until the thread exits.
  */

@@ -504,6 +504,97 @@ TEST_F(fork, reg_in_fork_window)
 	munmap(ballast, WINDOW_BALLAST);
 }
 
+/* A thread that registers @page, meets the main thread at @sync and stays until it meets again */
+struct stay {
+	int fd, ret;
+	void *page;
+	pthread_barrier_t sync;
+};
+
+static void *reg_and_stay(void *arg)
+{
+	struct stay *st = arg;
+
+	st->ret = ue_reg(st->fd, "uet_di_mm u32 a", st->page, 4, 0, 0, NULL);
+	pthread_barrier_wait(&st->sync);
+	pthread_barrier_wait(&st->sync);
+	return NULL;
+}
+
+/*
+ * A thread registers and exits (@alive false) or stays: the process's bit follows, and the main
+ * thread, which never registered, forks a child that has the registration.
+ */
+static void mm_owned_fork(struct __test_metadata *_metadata, struct ue_track *t, void *page,
+			  bool alive)
+{
+	struct stay st = { .fd = t->fd, .page = page };
+	int pipefd[2], status;
+	pthread_t th;
+	pid_t pid;
+	char c;
+
+	ue_track_del(t, "uet_di_mm");
+	if (alive) {
+		ASSERT_EQ(0, pthread_barrier_init(&st.sync, NULL, 2));
+		ASSERT_EQ(0, pthread_create(&th, NULL, reg_and_stay, &st));
+		pthread_barrier_wait(&st.sync);
+		ASSERT_EQ(0, st.ret);
+	} else {
+		ASSERT_EQ(0, ue_reg_in_thread(t->fd, "uet_di_mm u32 a", page, 0));
+	}
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		/* wait for the parent's enable, then for the bit */
+		close(pipefd[1]);
+		if (read(pipefd[0], &c, 1) != 1)
+			_exit(2);
+		_exit(ue_wait_bit(page, 4, 0, true) ? 0 : 1);
+	}
+	close(pipefd[0]);
+	ASSERT_EQ(0, ue_track_enable(t, UE_SYS, "uet_di_mm"));
+	ASSERT_EQ(1, write(pipefd[1], "x", 1));
+	close(pipefd[1]);
+	EXPECT_TRUE(ue_wait_bit(page, 4, 0, true));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_di_mm", false));
+	EXPECT_TRUE(ue_wait_bit(page, 4, 0, false));
+	EXPECT_EQ(0, ue_unreg(t->fd, page, 0));
+	if (alive) {
+		pthread_barrier_wait(&st.sync);
+		ASSERT_EQ(0, pthread_join(th, NULL));
+		pthread_barrier_destroy(&st.sync);
+	}
+}
+
+TEST_F(fork, mm_owned_thread_exit)
+{
+	mm_owned_fork(_metadata, &self->t, self->page, false);
+}
+
+/* The same with the registering thread still running (uebench's row 9 relies on it) */
+TEST_F(fork, mm_owned_thread_alive)
+{
+	mm_owned_fork(_metadata, &self->t, self->page, true);
+}
+
+/* After the last thread exits, its unused event is gone at once, not later */
+TEST_F(fork, mm_owned_gone_with_process)
+{
+	int status;
+	pid_t pid = fork();
+
+	ASSERT_GE(pid, 0);
+	if (!pid)
+		_exit(ue_reg_in_thread(ue_open_data(), "uet_di_mm u32 a", self->page, 0) ? 1 : 0);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_di_mm"));
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], EXEC_CHILD_ARG))

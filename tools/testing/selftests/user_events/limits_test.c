@@ -320,4 +320,19 @@ TEST_F(user_enablers, unregister_and_fork)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
+/* kernel.user_events_max=0 freezes the creation of new events */
+TEST_F(limits, max_zero)
+{
+	char *old = ue_read_all(MAX_PATH);
+	__u32 idx;
+
+	ASSERT_TRUE(ue_nonnull(old));
+	ASSERT_EQ(0, ue_write_str(MAX_PATH, "0", O_TRUNC));
+	EXPECT_EQ(-EMFILE, ue_reg(self->t.fd, "uet_di_max u32 a", self->page, 4, 0, 0, &idx));
+	EXPECT_EQ(-EINVAL, ue_write_str(MAX_PATH, "-1", O_TRUNC));
+	EXPECT_EQ(0, ue_write_str(MAX_PATH, old, O_TRUNC));
+	EXPECT_EQ(0, ue_track_reg(&self->t, "uet_di_max u32 a", self->page, 4, 0, &idx));
+	free(old);
+}
+
 TEST_HARNESS_MAIN

@@ -418,4 +418,121 @@ TEST_F(reg, after_last_ref)
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_reg_delpersist"));
 }
 
+/* EventHeader names reach 255 bytes: plain and multi-format */
+TEST_F(reg, eventheader_long_name)
+{
+	char name[256], cmd[300];
+	__u32 idx, idx2;
+	int n = snprintf(name, sizeof(name), "uet_di_LongProvider_L5K1Gg");
+
+	memset(name + n, 'x', 255 - n);
+	name[255] = '\0';
+	snprintf(cmd, sizeof(cmd), "%s __rel_loc u8[] eventheader_fields", name);
+	idx = ue_reg_page(_metadata, &self->t, self->page, cmd, false);
+	EXPECT_TRUE(ue_event_exists(UE_SYS, name));
+	ASSERT_EQ(0, ue_track_reg_fd(&self->t, self->t.fd, cmd, self->page + 4, 4, 0,
+				     USER_EVENT_REG_MULTI_FORMAT, &idx2));
+	EXPECT_NE(idx, idx2);
+}
+
+/* Names: upstream's rules, and the names tracefs could not show */
+TEST_F(reg, names)
+{
+	static const char * const ok[] = { "uet_di-dash.dot", "1uet_di_digit", "uet_di_%$*?" };
+	static const char * const bad[] = { "uet_di:flag", "uet_di/slash", ".", "..", "" };
+	__u32 idx;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(ok); i++) {
+		EXPECT_EQ(0, ue_reg(self->t.fd, ok[i], self->page, 4, i, 0, &idx))
+			TH_LOG("%s", ok[i]);
+		EXPECT_EQ(0, ue_unreg(self->t.fd, self->page, i));
+	}
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, bad[i], self->page, 4, 0, 0, &idx))
+			TH_LOG("'%s'", bad[i]);
+}
+
+/* An address nothing can write is refused, and leaves no write index */
+TEST_F(reg, unwritable_enable_addr)
+{
+	void *ro = ue_map_page(PROT_READ);
+	__u32 idx = 7;
+
+	ASSERT_TRUE(ue_nonnull(ro));
+	EXPECT_EQ(-EFAULT, ue_reg(self->t.fd, "uet_di_ro u32 a", ro, 4, 0, 0, &idx));
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_di_rw u32 a", self->page, 4, 0, &idx));
+	EXPECT_EQ(0, idx);
+	munmap(ro, getpagesize());
+}
+
+/* A malformed command says what and where in error_log, through dynamic_events and ioctl */
+TEST_F(reg, error_log)
+{
+	static const struct {
+		const char *cmd, *msg, *caret;
+	} cases[] = {
+		{ "uet_di_el u31 a", "Unknown field type", "u31 a" },
+		{ "uet_di_el char[2000] a", "Array size", "char[2000] a" },
+		{ "uet_di_el:x u32 a", "Text flags", ":x u32 a" },
+		{ "uet_di/el u32 a", "Event name", "uet_di/el u32 a" },
+		{ "uet_di_el u32 a; u32 a", "Duplicate field name", "a" },
+	};
+	const char *at, *cmd, *eol, *caret;
+	char dyn[128], path[160], *log;
+	__u32 idx;
+	int i;
+
+	ue_tpath(path, sizeof(path), "error_log");
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		ASSERT_EQ(0, ue_write_str(path, "", O_TRUNC));
+		snprintf(dyn, sizeof(dyn), "u:%s", cases[i].cmd);
+		EXPECT_EQ(-EINVAL, ue_dyn_cmd(dyn));
+		EXPECT_EQ(-EINVAL, ue_reg(self->t.fd, cases[i].cmd, self->page, 4, 0, 0, &idx));
+		log = ue_read_all(path);
+		ASSERT_TRUE(ue_nonnull(log));
+		/* two entries; in each, the caret sits under the bad text */
+		at = strstr(log, cases[i].msg);
+		EXPECT_TRUE(ue_nonnull(at)) TH_LOG("%s: %s", cases[i].cmd, log);
+		at = at ? strstr(at, "Command: ") : NULL;
+		if (at) {
+			cmd = at + strlen("Command: ");
+			eol = strchr(cmd, '\n');
+			caret = eol ? strchr(eol, '^') : NULL;
+			ASSERT_TRUE(ue_nonnull(caret));
+			/* the caret line is indented like "  Command: " */
+			EXPECT_EQ(0, strncmp(cmd + (caret - (eol + 1)) - strlen("  Command: "),
+					     cases[i].caret, strlen(cases[i].caret)))
+				TH_LOG("%s", log);
+		}
+		free(log);
+	}
+}
+
+/*
+ * Only a privileged caller's malformed registration goes to error_log, as upstream writes
+ * none: an unprivileged one gets its errno alone, so it cannot push root's entries out.
+ */
+TEST_F(reg, error_log_privileged_only)
+{
+	static const int caps[] = { CAP_PERFMON, CAP_SYS_ADMIN };
+	char path[160], *log;
+
+	if (geteuid())
+		SKIP(return, "needs root (error_log)");
+	ue_tpath(path, sizeof(path), "error_log");
+	ASSERT_EQ(0, ue_write_str(path, "", O_TRUNC));
+	EXPECT_EQ(-EINVAL, ue_run_without_caps(caps, ARRAY_SIZE(caps), ue_cb_reg,
+					       "uet_di_elu u31 a"));
+	log = ue_read_all(path);
+	ASSERT_TRUE(ue_nonnull(log));
+	EXPECT_STREQ("", log) TH_LOG("without CAP_PERFMON and CAP_SYS_ADMIN");
+	free(log);
+	/* either capability is enough */
+	EXPECT_EQ(-EINVAL, ue_run_without_caps(caps, 1, ue_cb_reg, "uet_di_elu u31 a"));
+	EXPECT_EQ(1, ue_count_in(path, "Unknown field type"));
+	EXPECT_EQ(-EINVAL, ue_run_without_caps(caps + 1, 1, ue_cb_reg, "uet_di_elu u31 a"));
+	EXPECT_EQ(2, ue_count_in(path, "Unknown field type"));
+}
+
 TEST_HARNESS_MAIN

@@ -292,4 +292,24 @@ void ue_fail_stop(const char *kind);
 /* main() of a test with the writer mode: ue_main(argc, argv, harness) */
 int ue_main(int argc, char **argv, int (*harness)(int, char **));
 
+#ifdef __KSELFTEST_HARNESS_H
+/* Helpers that assert: for programs that include kselftest_harness.h before this header */
+
+/* Register @cmd at bit 0 of @page (@enable: and enable it), deleted at the end: its write index */
+static inline __u32 ue_reg_page(struct __test_metadata *_metadata, struct ue_track *t, char *page,
+				const char *cmd, bool enable)
+{
+	char name[UE_NAME_MAX];
+	__u32 idx;
+	int ret;
+
+	ue_cmd_name(name, sizeof(name), cmd);
+	ue_track_del(t, name);
+	ret = enable ? ue_reg_enabled(t, page, cmd, name, 0, &idx) :
+		       ue_track_reg(t, cmd, page, 4, 0, &idx);
+	ASSERT_EQ(0, ret) TH_LOG("%s", cmd);
+	return idx;
+}
+#endif /* __KSELFTEST_HARNESS_H */
+
 #endif /* _UE_UTIL_H */

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* user_events ABI: write()/writev() of [u32 write_index][payload], the ftrace records */
-#include "ue_util.h"
+#include <stddef.h>
+
 #include "../kselftest_harness.h"
+#include "ue_util.h"
 
 FIXTURE(write) { UE_FIXTURE_MEMBERS; };
 
@@ -264,6 +266,136 @@ TEST_F(write, data_loc_bounds)
 TEST_F(write, rel_loc_bounds)
 {
 	loc_bounds(_metadata, &self->t, self->page, "__rel_loc");
+}
+
+/* Open perf on @name and map its ring: the perf fd */
+static int ring_open(struct __test_metadata *_metadata, struct ue_ring *r, const char *name)
+{
+	int fd = ue_perf_open(ue_event_id(UE_SYS, name), false);
+
+	ASSERT_LE(0, fd) TH_LOG("perf_event_open: %s", strerror(errno));
+	ASSERT_EQ(0, ue_ring_map(r, fd));
+	return fd;
+}
+
+/* Register @cmd, write @len bytes of @payload with ftrace on, find it. */
+static void wr_client(struct __test_metadata *_metadata, struct _test_data_write *self,
+		      const char *cmd, const void *payload, size_t len)
+{
+	__u32 idx = ue_reg_page(_metadata, &self->t, self->page, cmd, true);
+	char *text;
+
+	ASSERT_EQ(0, ue_trace_clear());
+	ASSERT_EQ((ssize_t)(len + 4), ue_emit(self->t.fd, idx, payload, len));
+	text = ue_trace_read();
+	ASSERT_TRUE(ue_nonnull(text));
+	EXPECT_TRUE(ue_nonnull(strstr(text, strtok(strdupa(cmd), " ")))) TH_LOG("trace: %s", text);
+	free(text);
+}
+
+/* OpenTelemetry's metrics exporter: binary protobuf in __rel_loc u8[] */
+TEST_F(write, otlp_metrics)
+{
+	/* naturally aligned: 22 bytes, without the tail padding */
+	struct {
+		__u32 protocol;
+		char version[8];
+		__u32 buffer;
+		__u8 bytes[6];
+	} p = { 0, "v0.1.0", DYN_LOC(0, 6), { 0x0a, 0x00, 0xff, 0x12, 0, 7 } };
+
+	wr_client(_metadata, self, "uet_di_otlp u32 protocol;char[8] version;__rel_loc u8[] buffer",
+		  &p, offsetof(typeof(p), bytes) + sizeof(p.bytes));
+}
+
+/* The .NET runtime: two binary __rel_loc u8[] blobs without NULs */
+TEST_F(write, dotnet_runtime)
+{
+	__u32 ext_loc = DYN_LOC(4, 3), data_loc = DYN_LOC(3, 5);
+	/* u8 1, u16 42, two locations, 3 + 5 bytes: unaligned, byte by byte */
+	__u8 p[19] = { 1, [11] = 1, 2, 3, 0xde, 0xad, 0xbe, 0xef, 0x01 };
+	__u16 event_id = 42;
+
+	memcpy(p + 1, &event_id, 2);
+	memcpy(p + 3, &ext_loc, 4);
+	memcpy(p + 7, &data_loc, 4);
+	wr_client(_metadata, self, "uet_di_dotnet u8 version; u16 event_id; "
+		  "__rel_loc u8[] extension; __rel_loc u8[] payload", p, sizeof(p));
+}
+
+/* A payload of 5,000 bytes reaches a perf-only consumer (perf holds 8 KiB) */
+TEST_F(write, perf_takes_large_payload)
+{
+	size_t len = 5000;
+	char *p = malloc(len);
+	__u32 idx = ue_reg_page(_metadata, &self->t, self->page, "uet_di_big __rel_loc u8[] blob",
+				 false);
+	struct ue_ring r;
+
+	ASSERT_TRUE(ue_nonnull(p));
+	self->perf_fd = ring_open(_metadata, &r, "uet_di_big");
+	ASSERT_TRUE(ue_wait_bit(self->page, 4, 0, true));
+	memset(p, 0x5a, len);
+	*(__u32 *)p = DYN_LOC(0, len - 4);
+	EXPECT_EQ((ssize_t)(len + 4), ue_emit(self->t.fd, idx, p, len));
+	/* raw: the common fields + payload, padded for perf's alignment */
+	EXPECT_GE(ue_ring_next_raw(&r, NULL, 0), len + ue_entry_size(UE_SYS, "uet_di_big"));
+	ue_ring_unmap(&r);
+	free(p);
+}
+
+/*
+ * A record no attached consumer can hold is refused with E2BIG (upstream drops it silently, and
+ * perf above 8 KiB WARNs), also while ftrace's is soft-disabled; one that perf can hold is
+ * written whether or not ftrace can hold it.
+ */
+#define SZ2_TRIGGER	"events/" UE_SYS "/uet_di_sz2/trigger"
+#define SZ_SOFT		"enable_event:" UE_SYS ":uet_di_sz"
+
+TEST_F(write, sizes_per_consumer)
+{
+	size_t big = 2 * getpagesize(), mid = 8000;
+	char path[PATH_MAX];
+	char *p = calloc(1, big > mid ? big : mid);
+	__u32 idx = ue_reg_page(_metadata, &self->t, self->page, "uet_di_sz __rel_loc u8[] blob",
+				 true);
+	struct ue_ring r;
+
+	ASSERT_TRUE(ue_nonnull(p));
+	*(__u32 *)p = DYN_LOC(0, 0);
+	/* ftrace only: a record beyond a ring-buffer page */
+	EXPECT_EQ(-E2BIG, ue_emit(self->t.fd, idx, p, big));
+	EXPECT_EQ(8, ue_emit(self->t.fd, idx, p, 4));
+	/* soft-disabled by another event's trigger: the same, though nothing is recorded */
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_di_sz2 u32 a", self->page, 4, 1, NULL));
+	ue_track_del(&self->t, "uet_di_sz2");
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_di_sz", false));
+	ASSERT_EQ(0, ue_write_str(ue_tpath(path, sizeof(path), SZ2_TRIGGER), SZ_SOFT, O_TRUNC));
+	EXPECT_EQ(-E2BIG, ue_emit(self->t.fd, idx, p, big));
+	EXPECT_EQ(8, ue_emit(self->t.fd, idx, p, 4));
+	EXPECT_EQ(0, ue_write_str(path, "!" SZ_SOFT, O_TRUNC));
+	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_di_sz", true));
+	/* ftrace and perf: perf holds 8 KiB, more than a 4 KiB page */
+	self->perf_fd = ring_open(_metadata, &r, "uet_di_sz");
+	EXPECT_EQ((ssize_t)mid + 4, ue_emit(self->t.fd, idx, p, mid));
+	EXPECT_EQ(-E2BIG, ue_emit(self->t.fd, idx, p, big));
+	ue_ring_unmap(&r);
+	free(p);
+}
+
+/* "unsigned char" is a char type: its dynamic strings need their NUL */
+TEST_F(write, unsigned_char_string_needs_nul)
+{
+	struct {
+		__u32 loc;
+		char s[4];
+	} p = { DYN_LOC(0, 4), "abcd" };
+	__u32 idx = ue_reg_page(_metadata, &self->t, self->page,
+				 "uet_di_uc __rel_loc unsigned char[] s", true);
+
+	EXPECT_EQ(-EFAULT, ue_emit(self->t.fd, idx, &p, sizeof(p)));
+	p.s[3] = '\0';
+	EXPECT_EQ((ssize_t)sizeof(p) + 4, ue_emit(self->t.fd, idx, &p, sizeof(p)));
 }
 
 TEST_HARNESS_MAIN
