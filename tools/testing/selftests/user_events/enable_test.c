@@ -514,4 +514,78 @@ TEST_F(enable, same_long)
 	EXPECT_EQ(0, *hi);
 }
 
+/* Upstream 6.4 bounds enable-word fault-ins: an unwritable word is not retried forever */
+TEST_F_TIMEOUT(enable, fault_retries_bounded, 120)
+{
+	static const int prot[] = { PROT_READ, PROT_READ, PROT_NONE, PROT_NONE };
+	static const char ev[] = "uet_rg_nofault";
+	int i, j, ps = getpagesize();
+	char *page = self->page, line[256];
+	__u32 idx, val;
+
+	if (!ue_setup_more(_metadata, &self->flags, UE_ROOT | UE_TRACE))
+		return;
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_rg_nofault u32 a", page, 4, 0, &idx));
+	for (i = 0; i < ARRAY_SIZE(prot); i++) {
+		memset(page, 0, ps);
+		if (i & 1)	/* not even present */
+			ASSERT_EQ(0, madvise(page, ps, MADV_DONTNEED));
+		ASSERT_EQ(0, mprotect(page, ps, prot[i]));
+		for (j = 0; j < 20; j++) {
+			ASSERT_EQ(0, ue_set_enable(UE_SYS, ev, true));
+			ASSERT_EQ(0, ue_set_enable(UE_SYS, ev, false));
+		}
+		ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, ev));
+		EXPECT_TRUE(ue_status_line(ev, line, sizeof(line)) && strstr(line, "ftrace"));
+		ASSERT_EQ(0, ue_trace_clear());
+		val = i;
+		EXPECT_EQ(8, ue_emit(self->t.fd, idx, &val, sizeof(val)));
+		EXPECT_EQ(1, ue_trace_count(ev, NULL, 0));
+		if (prot[i] == PROT_READ)	/* no forced write */
+			EXPECT_FALSE(ue_bit_set(page, 4, 0));
+		/* writable again: the next change reaches the word */
+		ASSERT_EQ(0, mprotect(page, ps, PROT_READ | PROT_WRITE));
+		ASSERT_EQ(0, ue_set_enable(UE_SYS, ev, false));
+		ASSERT_EQ(0, ue_set_enable(UE_SYS, ev, true));
+		EXPECT_TRUE(ue_wait_bit(page, 4, 0, true));
+		ASSERT_EQ(0, ue_set_enable(UE_SYS, ev, false));
+		EXPECT_TRUE(ue_wait_bit(page, 4, 0, false));
+	}
+}
+
+/* Upstream 6.4 "Remove RCU lock while pinning pages": each change pins and faults in */
+TEST_F_TIMEOUT(enable, page_pin_not_in_rcu, 120)
+{
+	int mfd = memfd_create("uet_rg_rcu", MFD_CLOEXEC), i, size = getpagesize();
+	struct timespec start;
+	__u32 *word;
+	char *map;
+
+	if (!ue_setup_more(_metadata, &self->flags, UE_ROOT | UE_TRACE))
+		return;
+	ASSERT_LE(0, mfd);
+	ASSERT_EQ(0, ftruncate(mfd, size));
+	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	ASSERT_TRUE(map != MAP_FAILED);
+	word = (__u32 *)(map + 128);
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_rg_rcu u32 a", word, 4, 4, NULL));
+	/* a round is an enable and a disable */
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (i = 0; i < 2 * UE_RACE_ROUNDS && (i % 2 || !i || ue_elapsed(&start) < UE_RACE_SECS);
+	     i++) {
+		ASSERT_EQ(0, madvise(map, size, MADV_DONTNEED));
+		ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_rg_rcu", !(i & 1)));
+		ASSERT_TRUE(ue_wait_bit(word, 4, 4, !(i & 1))) TH_LOG("round %d", i / 2);
+	}
+	/* unregister of an enabled event with the page not present */
+	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_rg_rcu"));
+	ASSERT_TRUE(ue_wait_bit(word, 4, 4, true));
+	ASSERT_EQ(0, madvise(map, size, MADV_DONTNEED));
+	EXPECT_EQ(0, ue_unreg(self->t.fd, word, 4));
+	EXPECT_FALSE(ue_bit_set(word, 4, 4));
+	self->t.nregs = 0;
+	munmap(map, size);
+	close(mfd);
+}
+
 TEST_HARNESS_MAIN

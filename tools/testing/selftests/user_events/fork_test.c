@@ -4,10 +4,10 @@
  * a user_events_data fd passed to another process.  Processes synchronise through a
  * socketpair; enable bits the kernel may update asynchronously are polled, bounded.
  */
+#include "../kselftest_harness.h"
 #include "ue_util.h"
 #include <pthread.h>
 #include <sys/socket.h>
-#include "../kselftest_harness.h"
 
 #define EXEC_CHILD_ARG	"--ue-exec-child"
 #define EXEC_CMD	"uet_fk_exec u32 a"
@@ -593,6 +593,78 @@ TEST_F(fork, mm_owned_gone_with_process)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
 	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_di_mm"));
+}
+
+#define RACE_THREADS	3
+#define RACE_FORKS	150	/* at most this many forks, within UE_RACE_SECS */
+
+/* A racing thread: registers at bit @bit of the u32 words at @words, on @fd */
+struct race_thread {
+	int fd, bit, errors, loops;
+	const int *stop;
+	char *words;
+};
+
+static void *race_worker(void *arg)
+{
+	struct race_thread *w = arg;
+
+	while (!__atomic_load_n(w->stop, __ATOMIC_ACQUIRE)) {
+		w->errors += ue_reg(w->fd, "uet_rg_race u32 a", w->words, 4, w->bit, 0, NULL) ||
+			     ue_unreg(w->fd, w->words, w->bit);
+		w->loops++;
+	}
+	return NULL;
+}
+
+/* Stable 6.12.y "... unregister races with fork": fork copied an enabler being freed */
+TEST_F_TIMEOUT(fork, unregister_races_fork, 120)
+{
+	int i, forks, status, stop = 0, bad = 0, loops = 0, errors = 0;
+	struct race_thread w[RACE_THREADS];
+	pthread_t th[RACE_THREADS];
+	struct timespec start;
+	pid_t pid;
+
+	if (!ue_setup_more(_metadata, &self->flags, UE_ROOT | UE_TRACE))
+		return;
+	/* one registration stays: the event is enabled throughout */
+	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_rg_race u32 a", self->page + 8, 4, 0, NULL));
+	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_rg_race"));
+	for (i = 0; i < RACE_THREADS; i++) {
+		w[i] = (struct race_thread){ .fd = self->t.fd, .bit = i, .words = self->page,
+					   .stop = &stop };
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, race_worker, &w[i]));
+	}
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (forks = 0; forks < RACE_FORKS && (!forks || ue_elapsed(&start) < UE_RACE_SECS);
+	     forks++) {
+		pid = fork();
+		if (pid < 0) {
+			TH_LOG("fork: %s", strerror(errno));
+			break;
+		}
+		if (!pid) {	/* the child's copies are its own */
+			ue_unreg(self->t.fd, self->page, 0);
+			ue_unreg(self->t.fd, self->page, 1);
+			_exit(0);
+		}
+		bad += waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+		       WEXITSTATUS(status);
+	}
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < RACE_THREADS; i++) {
+		pthread_join(th[i], NULL);
+		loops += w[i].loops;
+		errors += w[i].errors;
+		EXPECT_LE(1, w[i].loops) TH_LOG("thread %d never looped", i);
+		EXPECT_EQ(-ENOENT, ue_unreg(self->t.fd, self->page, i));
+	}
+	TH_LOG("%d forks in %.1f s, %d register+unregister loops", forks,
+	       ue_elapsed(&start), loops);
+	EXPECT_LE(1, forks);
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(0, errors) TH_LOG("%d of %d loops failed", errors, loops);
 }
 
 int main(int argc, char **argv)

@@ -7,8 +7,8 @@
  * EXPECTED TO FAIL ON UPSTREAM (6.12): it drops an event's last reference after a delay (EBUSY
  * on a delete right after the last close).
  */
-#include "ue_util.h"
 #include "../kselftest_harness.h"
+#include "ue_util.h"
 
 #define PERSIST USER_EVENT_REG_PERSIST
 
@@ -220,6 +220,40 @@ TEST_F(persist, retry_without_flags)
 		close(fd);
 		EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_pe_retry"));
 	}
+}
+
+/* Upstream 6.4 freed the fields before a delete that failed: use the event after each */
+TEST_F(persist, fields_kept_when_delete_fails)
+{
+	static const char * const dels[] = {
+		"-:uet_rg_keep", "!u:uet_rg_keep u32 a; char[8] s", "-:user_events/uet_rg_keep",
+	};
+	struct {
+		__u32 a;
+		char s[8];
+	} rec = { 0xabc, "keep" };	/* 12 bytes, no padding */
+	char line[512];
+	__u32 idx;
+	int i;
+
+	if (!ue_setup_more(_metadata, &self->flags, UE_TRACE))
+		return;
+	ue_track_del(&self->t, "uet_rg_keep");
+	ASSERT_EQ(0, ue_dyn_cmd("u:uet_rg_keep u32 a; char[8] s"));
+	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page, "uet_rg_keep u32 a; char[8] s",
+				    "uet_rg_keep", 0, &idx));
+	EXPECT_EQ(-EBUSY, ue_del_name("uet_rg_keep"));
+	for (i = 0; i < ARRAY_SIZE(dels); i++)
+		EXPECT_EQ(-EBUSY, ue_dyn_cmd(dels[i])) TH_LOG("%s", dels[i]);
+	ASSERT_TRUE(ue_event_exists(UE_SYS, "uet_rg_keep"));
+	EXPECT_TRUE(ue_format_has(UE_SYS, "uet_rg_keep", " a;"));
+	EXPECT_TRUE(ue_format_has(UE_SYS, "uet_rg_keep", " s[8];\toffset:12;\tsize:8;"));
+	ASSERT_TRUE(ue_dyn_line("uet_rg_keep", line, sizeof(line)));
+	EXPECT_STREQ("u:uet_rg_keep u32 a; char[8] s", line);
+	EXPECT_EQ(sizeof(rec) + 4, ue_emit(self->t.fd, idx, &rec, sizeof(rec)));
+	ASSERT_EQ(1, ue_trace_count("uet_rg_keep", line, sizeof(line)));
+	EXPECT_TRUE(ue_nonnull(strstr(line, " a=0xabc"))) TH_LOG("%s", line);
+	EXPECT_TRUE(ue_nonnull(strstr(line, " s=keep"))) TH_LOG("%s", line);
 }
 
 TEST_HARNESS_MAIN

@@ -229,6 +229,10 @@ void ue_fixture_fini(struct ue_track *t, char *page, int perf_fd, int flags);
 #define UE_TEARDOWN()							\
 	ue_fixture_fini(&self->t, self->page, self->perf_fd, self->flags)
 
+/* The budget of repeated cases: at least one round, at most this many or for this long */
+#define UE_RACE_SECS	5.0
+#define UE_RACE_ROUNDS	100
+
 /*
  * Run fn(arg) in a child (same uid) without @caps in its effective and permitted sets:
  * what fn returned (0 or -errno), -ECHILD when the child could not run it.
@@ -309,6 +313,21 @@ static inline __u32 ue_reg_page(struct __test_metadata *_metadata, struct ue_tra
 		       ue_track_reg(t, cmd, page, 4, 0, &idx);
 	ASSERT_EQ(0, ret) TH_LOG("%s", cmd);
 	return idx;
+}
+
+/*
+ * At the start of a test whose fixture (UE_SETUP()) was set up with fewer flags: what UE_SETUP()
+ * of @more adds (the skip, the trace turned on and cleared, and cleared by UE_TEARDOWN()).
+ * False when the test is skipped: it returns.
+ */
+static inline bool ue_setup_more(struct __test_metadata *_metadata, int *flags, int more)
+{
+	if (ue_skip_reason(more))
+		SKIP(return false, "%s", ue_skip_reason(more));
+	*flags |= more;
+	if (more & UE_TRACE)
+		ASSERT_EQ(0, ue_tracing_on() ?: ue_trace_clear());
+	return true;
 }
 #endif /* __KSELFTEST_HARNESS_H */
 

@@ -110,4 +110,24 @@ TEST_F(unreg, bad_args)
 	EXPECT_EQ(0, unreg_raw(self->t.fd, &big));
 }
 
+/* Upstream 6.4 "Ensure bit is cleared on unregister": DIAG_IOCSUNREG left it set */
+TEST_F(unreg, unregister_clears_bit)
+{
+	__u32 *word = (__u32 *)self->page;
+	int fd = ue_open_data();
+
+	if (!ue_setup_more(_metadata, &self->flags, UE_ROOT | UE_TRACE))
+		return;
+	ASSERT_LE(0, fd);
+	/* persistent: stays enabled when its last user goes */
+	ue_track_del(&self->t, "uet_rg_clear");
+	ASSERT_EQ(0, ue_reg(fd, "uet_rg_clear u32 a", word, 4, 9, USER_EVENT_REG_PERSIST, NULL));
+	ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, "uet_rg_clear"));
+	ASSERT_TRUE(ue_wait_bit(word, 4, 9, true));
+	word[0] |= 0x5;		/* bits the program owns */
+	ASSERT_EQ(0, ue_unreg(fd, word, 9));
+	EXPECT_EQ(0x5, __atomic_load_n(word, __ATOMIC_ACQUIRE));
+	close(fd);
+}
+
 TEST_HARNESS_MAIN
