@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * user_events limits: kernel.user_events_max, the events (EMFILE beyond, unused ones reaped
- * first; unsigned: 0 stops creations, negative is EINVAL), and the registrations per user;
- * those per address space are in mmcap_test.c.
+ * first; unsigned: 0 stops creations, negative is EINVAL), the registrations per user and
+ * per address space.
  * PARTLY EXPECTED TO FAIL ON UPSTREAM (6.12): it frees unused events after a delay.
  */
-#include "ue_util.h"
 #include "../kselftest_harness.h"
+#include "ue_util.h"
 
 #define MAX_PATH	"/proc/sys/kernel/user_events_max"
 #define NFDS		8
@@ -42,6 +42,7 @@ static int active_events(void)
 FIXTURE(limits) {
 	struct ue_track t;
 	char *page, *saved;
+	char *user_saved;	/* the per-user limit to restore (user_max_setup()) */
 	int fds[NFDS];
 	int n0;	/* the events when the test starts */
 };
@@ -74,6 +75,11 @@ FIXTURE_TEARDOWN(limits)
 		if (self->fds[i] >= 0)
 			close(self->fds[i]);
 	ue_fixture_fini(&self->t, self->page, -1, 0);
+	if (self->user_saved) {
+		ue_write_str(UE_USER_MAX_PATH, self->user_saved, 0);
+		free(self->user_saved);
+		ue_del_name("ue_lim_user");
+	}
 }
 
 /* Slot @n: data fd @fds[n] (opened on demand), word @n of @page, bit 0 */
@@ -196,26 +202,17 @@ TEST_F(limits, lower_than_count)
 #define UID_A		4242
 #define UID_B		4243
 
-FIXTURE(user_enablers) {
-	char *saved;
-};
-
-FIXTURE_SETUP(user_enablers)
+/* In a test: the per-user limit set to USER_MAX, restored by the teardown; false: skipped */
+static bool user_max_setup(struct __test_metadata *_metadata, struct _test_data_limits *self)
 {
 	if (!ue_available() || access(UE_USER_MAX_PATH, F_OK))
-		SKIP(return, "no %s", UE_USER_MAX_PATH);
+		SKIP(return false, "no %s", UE_USER_MAX_PATH);
 	if (geteuid())
-		SKIP(return, "changing %s needs root", UE_USER_MAX_PATH);
-	self->saved = ue_read_all(UE_USER_MAX_PATH);
-	ASSERT_TRUE(ue_nonnull(self->saved));
+		SKIP(return false, "changing %s needs root", UE_USER_MAX_PATH);
+	self->user_saved = ue_read_all(UE_USER_MAX_PATH);
+	ASSERT_TRUE(ue_nonnull(self->user_saved));
 	ASSERT_EQ(0, set_sysctl(UE_USER_MAX_PATH, USER_MAX));
-}
-
-FIXTURE_TEARDOWN(user_enablers)
-{
-	ue_write_str(UE_USER_MAX_PATH, self->saved, 0);
-	free(self->saved);
-	ue_del_name("ue_lim_user");
+	return true;
 }
 
 /* Register bits [from, to) of @word: how many succeeded; *err: the first error */
@@ -263,11 +260,13 @@ static pid_t user_child(struct __test_metadata *_metadata, uid_t uid, int n,
 }
 
 /* Capped across one user's processes, not another's; exits give the charges back */
-TEST_F(user_enablers, charged_per_user)
+TEST_F(limits, charged_per_user)
 {
 	int report[2], hold[2], status;
 	pid_t a, b, c;
 
+	if (!user_max_setup(_metadata, self))
+		return;
 	ASSERT_EQ(0, pipe(report));
 	ASSERT_EQ(0, pipe(hold));
 	a = user_child(_metadata, UID_A, USER_MAX + 1, USER_MAX, -ENOSPC, report, hold);
@@ -291,12 +290,14 @@ TEST_F(user_enablers, charged_per_user)
 }
 
 /* Unregistering returns the charge; a fork that cannot be charged inherits none */
-TEST_F(user_enablers, unregister_and_fork)
+TEST_F(limits, unregister_and_fork)
 {
 	int fd, err, status;
 	__u32 *word;
 	pid_t pid;
 
+	if (!user_max_setup(_metadata, self))
+		return;
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
@@ -333,6 +334,66 @@ TEST_F(limits, max_zero)
 	EXPECT_EQ(0, ue_write_str(MAX_PATH, old, O_TRUNC));
 	EXPECT_EQ(0, ue_track_reg(&self->t, "uet_di_max u32 a", self->page, 4, 0, &idx));
 	free(old);
+}
+
+/*
+ * An address space holds at most MM_CAP registrations; one more fails with ENOSPC, for any event,
+ * and has no side effect.  The kernel finds a registration by the long that holds its bit: the
+ * 65536 registrations take linear time, about 2 s under QEMU TCG.
+ * EXPECTED TO FAIL ON UPSTREAM (6.12): it has no such cap.
+ */
+#define MM_CAP		65536
+
+/* Registration @i of @cmd: bit i % 32 of w[i / 32] */
+static int reg(int fd, const char *cmd, __u32 *w, int i)
+{
+	return ue_reg(fd, cmd, &w[i / 32], 4, i % 32, 0, NULL);
+}
+
+/* In a child (its exit drops all registrations at once); _metadata is shared */
+static void mm_cap_child(struct __test_metadata *_metadata)
+{
+	__u32 *w = mmap(NULL, (MM_CAP / 32 + 64) * 4, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int fd = ue_open_data(), i, ret = 0;
+	struct timespec start;
+
+	if (w == MAP_FAILED || fd < 0)
+		_exit(3);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (i = 0; i < MM_CAP && !ret; i++)
+		ret = reg(fd, "uet_mm_cap u32 a", w, i);
+	EXPECT_EQ(0, ret) TH_LOG("registration %d: %d", i - 1, ret);
+	TH_LOG("%d registrations took %.1f s", MM_CAP, ue_elapsed(&start));
+	/* one more, same event or another one */
+	EXPECT_EQ(-ENOSPC, reg(fd, "uet_mm_cap u32 a", w, MM_CAP));
+	EXPECT_EQ(-ENOSPC, reg(fd, "uet_mm_cap2 u32 a", w, MM_CAP + 1));
+	/* A refused registration has no side effect */
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_mm_cap2"));
+	/* one unregistered: one more, then the cap again */
+	EXPECT_EQ(0, ue_unreg(fd, &w[0], 0));
+	EXPECT_EQ(0, reg(fd, "uet_mm_cap2 u32 a", w, MM_CAP + 2));
+	EXPECT_EQ(-ENOSPC, reg(fd, "uet_mm_cap u32 a", w, MM_CAP + 3));
+	_exit(0);
+}
+
+TEST_F_TIMEOUT(limits, per_mm_cap, 600)
+{
+	struct timespec start;
+	int status;
+	pid_t pid;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		mm_cap_child(_metadata);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	TH_LOG("with the exit: %.1f s", ue_elapsed(&start));
+	/* The exit dropped them all */
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_mm_cap"));
+	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_mm_cap2"));
 }
 
 TEST_HARNESS_MAIN
