@@ -23,7 +23,7 @@
 #                      the scale of hostile
 #   VM_SMP=1           vCPUs of the bench boots
 #
-# hostile: hostile_test's ho.tracers_not_stalled at full scale (64
+# hostile: nostall_test's nostall.tracers_not_stalled at full scale (64
 # unprivileged processes x 65,536 registrations of one event, forking,
 # beside a mmap_lock churner, a userfaultfd-stuck page, a MADV_WIPEONFORK
 # page, a FUSE holder whose enable page waits for a daemon that stopped
@@ -93,7 +93,7 @@ if [ "$hostile" = 1 ]; then
 		echo 'L hostile_toggles toggles of the loaded event by root meanwhile' \
 			'(count, higher is better)'
 		env $hscale \
-			$OUT/selftests/hostile_test -r ho.tracers_not_stalled |
+			$OUT/selftests/nostall_test -r nostall.tracers_not_stalled |
 			sed -n 's/^# V /V /p; s/^# \(.*registrations.*\)/# hostile: \1/p')"
 fi
 

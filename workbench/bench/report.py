@@ -117,7 +117,7 @@ MINUS = {
 
 # What row 11 measures under (bench.sh runs the selftest for it)
 HOSTILE_NOTE = (
-    "Row 11 is hostile_test's ho.tracers_not_stalled at the scale of "
+    "Row 11 is nostall_test's nostall.tracers_not_stalled at the scale of "
     "BENCH_HOSTILE: unprivileged processes with many registrations of one "
     "event, forking, beside an mmap_lock churner, a userfaultfd-stuck page, "
     "a MADV_WIPEONFORK page, a FUSE holder (its enable word on a dropped "

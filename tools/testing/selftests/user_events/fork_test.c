@@ -667,6 +667,59 @@ TEST_F_TIMEOUT(fork, unregister_races_fork, 120)
 	EXPECT_EQ(0, errors) TH_LOG("%d of %d loops failed", errors, loops);
 }
 
+/*
+ * Register a word in a page marked with @advice, fork, map that address anew in the child,
+ * enable the event: the child's memory stays untouched, it never held the parent's word.
+ */
+static void not_inherited(struct __test_metadata *_metadata, struct ue_track *t, int advice,
+			  const char *name)
+{
+	__u32 *word = ue_map_page(PROT_READ | PROT_WRITE);
+	int pipefd[2], status, i;
+	char cmd[64], c;
+	pid_t pid;
+
+	ASSERT_TRUE(ue_nonnull(word));
+	ASSERT_EQ(0, madvise(word, getpagesize(), advice));
+	snprintf(cmd, sizeof(cmd), "%s u32 a", name);
+	ASSERT_EQ(0, ue_track_reg(t, cmd, word, 4, 3, NULL));
+	ue_track_del(t, name);
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		close(pipefd[1]);
+		/* DONTFORK: nothing is mapped; WIPEONFORK: zeroes */
+		if (mmap(word, getpagesize(), PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != word)
+			_exit(2);
+		if (read(pipefd[0], &c, 1) != 1)
+			_exit(3);
+		/* the parent's bit is set by now; give a stray write time */
+		for (i = 0; i < 100 && !__atomic_load_n(word, __ATOMIC_RELAXED); i++)
+			usleep(1000);
+		_exit(i < 100);
+	}
+	close(pipefd[0]);
+	ASSERT_EQ(0, ue_track_enable(t, UE_SYS, name));
+	EXPECT_TRUE(ue_wait_bit(word, 4, 3, true));
+	ASSERT_EQ(1, write(pipefd[1], "x", 1));
+	close(pipefd[1]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("status %#x", status);
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("1: the child's memory changed");
+}
+
+TEST_F(fork, madv_dontfork_not_inherited)
+{
+	not_inherited(_metadata, &self->t, MADV_DONTFORK, "uet_ho_dontfork");
+}
+
+TEST_F(fork, madv_wipeonfork_not_inherited)
+{
+	not_inherited(_metadata, &self->t, MADV_WIPEONFORK, "uet_ho_wipeonfork");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], EXEC_CHILD_ARG))

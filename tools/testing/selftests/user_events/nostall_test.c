@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * user_events against programs that make the kernel's job hard: enable words in memory that
- * fork() does not copy, a process that keeps its own mmap_lock busy while tracers toggle its
- * events, enable pages that never fault in or whose faults wait for a FUSE daemon that never
- * answers, an enable page FUSE keeps locked until its daemon answers a write, an address space
- * vhost keeps past its owner's exit, many registrations of one event, and all of it at once by
- * an unprivileged user while a privileged tracer works on other events.
+ * user_events: no program stalls a tracer, and its bits still end in the latest state
+ * ("The enable bit"), against programs that make the kernel's job hard: a process that keeps
+ * its own mmap_lock busy while tracers toggle its events, enable pages that never fault in or
+ * whose faults wait for a FUSE daemon that never answers, an enable page FUSE keeps locked until
+ * its daemon answers a write, an address space vhost keeps past its owner's exit, many
+ * registrations of one event, and all of it at once by an unprivileged user while a privileged
+ * tracer works on other events.
  */
+#include "../kselftest_harness.h"
 #include "ue_util.h"
 #include <pthread.h>
 #include <signal.h>
@@ -14,7 +16,6 @@
 #include <linux/userfaultfd.h>
 #include <linux/vhost.h>
 #include "ue_fuse.h"
-#include "../kselftest_harness.h"
 
 #define HO_CHURN_SECS	2	/* the contention cases: long enough for many toggles */
 #define HO_MANY		8192	/* enablers of one event: 32 inline batches */
@@ -31,84 +32,83 @@
 #define HO_LAUNDER	"uet_ho_launder"
 #define HO_TRACER_SECS	1	/* bound of a tracer's enable */
 
-FIXTURE(ho) {
-	struct ue_track t;
-	struct ue_fuse fuse;	/* tracers_not_stalled's daemon, if started */
-	char user_max[32];	/* limit to restore, if changed */
-	bool hostile;		/* hostile processes were started */
+/*
+ * fuse_held_workers: HO_FUSE_PROCS processes of the hostile user each write to a private
+ * mapping of a file a FUSE daemon serves (a private copy of the page), register an enable word
+ * there, then drop the copy and the page cache, so that the next write to the word reads the
+ * file: the daemon now never answers reads.  A thread of each keeps its mmap_lock busy, so a
+ * tracer's toggle cannot write the word at once and leaves it to the kernel's fault work,
+ * whose fault waits for the daemon.  Another user's bit, on a page that needs a fault, must
+ * still follow its tracer.
+ */
+struct ho_fuse_ctl {	/* shared, __atomic accesses (ho_get(), ho_add()) */
+	int ready;	/* processes registered */
+	int dropped;	/* hostile processes churning on a dropped page */
+	int drop;	/* hostile processes: drop the page now */
+	int phase;	/* the innocent: 1, 2 drop the page; 3 exit */
+	int done;	/* the innocent: phases done */
 };
 
-FIXTURE_SETUP(ho)
+/* The innocent's enable word: the page after @ctl, shared with the test */
+static __u32 *ho_fuse_word(struct ho_fuse_ctl *ctl)
 {
+	return (__u32 *)((char *)ctl + getpagesize());
+}
+
+/* Kill and reap the @n processes of @pids (0: none) */
+static void ho_reap(pid_t *pids, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (pids[i] > 0)
+			kill(pids[i], SIGKILL);
+	for (i = 0; i < n; i++)
+		if (pids[i] > 0)
+			waitpid(pids[i], NULL, 0);
+	memset(pids, 0, n * sizeof(*pids));
+}
+
+FIXTURE(nostall) {
+	struct ue_track t;
+	struct ue_fuse fuse;	/* the daemon of tracers_not_stalled or fuse_setup(), if started */
+	char user_max[32];	/* limit to restore, if changed */
+	bool hostile;		/* hostile processes were started */
+	struct ho_fuse_ctl *ctl;	/* fuse_setup(): and the innocent's word, a page further */
+	pid_t pids[HO_FUSE_PROCS + 1];	/* the last one the innocent */
+	void *map;	/* a shared mapping of the FUSE file */
+};
+
+FIXTURE_SETUP(nostall)
+{
+	self->ctl = MAP_FAILED;
+	self->map = MAP_FAILED;
 	if (!ue_available())
 		SKIP(return, "user_events not available (tracefs or root)");
 	ASSERT_EQ(0, ue_track_init(&self->t));
 }
 
-FIXTURE_TEARDOWN(ho)
+FIXTURE_TEARDOWN(nostall)
 {
 	/* the daemon's end first: held reads fail, so blocked faults end */
 	ue_fuse_stop(&self->fuse);
+	ho_reap(self->pids, ARRAY_SIZE(self->pids));
 	if (self->hostile) {	/* in the process group made for the test */
 		signal(SIGTERM, SIG_IGN);
 		kill(0, SIGTERM);
 	}
 	if (self->user_max[0])
 		ue_write_str(UE_USER_MAX_PATH, self->user_max, 0);
-	ue_track_cleanup(&self->t);
-}
-
-/*
- * Register a word in a page marked with @advice, fork, map that address anew in the child,
- * enable the event: the child's memory stays untouched, it never held the parent's word.
- */
-static void ho_not_inherited(struct __test_metadata *_metadata, struct ue_track *t, int advice,
-			     const char *name)
-{
-	__u32 *word = ue_map_page(PROT_READ | PROT_WRITE);
-	int pipefd[2], status, i;
-	char cmd[64], c;
-	pid_t pid;
-
-	ASSERT_TRUE(ue_nonnull(word));
-	ASSERT_EQ(0, madvise(word, getpagesize(), advice));
-	snprintf(cmd, sizeof(cmd), "%s u32 a", name);
-	ASSERT_EQ(0, ue_track_reg(t, cmd, word, 4, 3, NULL));
-	ue_track_del(t, name);
-	ASSERT_EQ(0, pipe(pipefd));
-	pid = fork();
-	ASSERT_GE(pid, 0);
-	if (!pid) {
-		close(pipefd[1]);
-		/* DONTFORK: nothing is mapped; WIPEONFORK: zeroes */
-		if (mmap(word, getpagesize(), PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != word)
-			_exit(2);
-		if (read(pipefd[0], &c, 1) != 1)
-			_exit(3);
-		/* the parent's bit is set by now; give a stray write time */
-		for (i = 0; i < 100 && !__atomic_load_n(word, __ATOMIC_RELAXED); i++)
-			usleep(1000);
-		_exit(i < 100);
+	if (self->ctl != MAP_FAILED) {	/* fuse_setup() */
+		ue_set_enable(UE_SYS, "uet_ho_fuse", false);
+		ue_set_enable(UE_SYS, "uet_ho_innocent", false);
+		ue_set_enable(UE_SYS, HO_LAUNDER, false);
 	}
-	close(pipefd[0]);
-	ASSERT_EQ(0, ue_track_enable(t, UE_SYS, name));
-	EXPECT_TRUE(ue_wait_bit(word, 4, 3, true));
-	ASSERT_EQ(1, write(pipefd[1], "x", 1));
-	close(pipefd[1]);
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("status %#x", status);
-	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("1: the child's memory changed");
-}
-
-TEST_F(ho, madv_dontfork_not_inherited)
-{
-	ho_not_inherited(_metadata, &self->t, MADV_DONTFORK, "uet_ho_dontfork");
-}
-
-TEST_F(ho, madv_wipeonfork_not_inherited)
-{
-	ho_not_inherited(_metadata, &self->t, MADV_WIPEONFORK, "uet_ho_wipeonfork");
+	ue_track_cleanup(&self->t);
+	if (self->ctl != MAP_FAILED)
+		munmap(self->ctl, 2 * getpagesize());
+	if (self->map != MAP_FAILED)
+		munmap(self->map, getpagesize());
 }
 
 /* A thread's loop: told to stop (__atomic accesses), its rounds, its failures */
@@ -195,7 +195,7 @@ static int ho_reg_n(int fd, const char *cmd, __u32 *words, int n, bool spread)
  * times: once it stops, the bit ends in the latest state (the kernel's worker, which only
  * tries that lock, finishes the updates it could not make meanwhile).
  */
-TEST_F(ho, bit_converges_under_mmap_churn)
+TEST_F(nostall, bit_converges_under_mmap_churn)
 {
 	__u32 *word = ue_map_page(PROT_READ | PROT_WRITE);
 	struct ho_loop c = { 0 };
@@ -217,7 +217,7 @@ TEST_F(ho, bit_converges_under_mmap_churn)
  * A toggle writes the first enablers of an event itself and leaves the others to a worker,
  * so that no registrant makes tracers wait; every bit still ends in the latest state.
  */
-TEST_F_TIMEOUT(ho, many_enablers_all_follow, 240)
+TEST_F_TIMEOUT(nostall, many_enablers_all_follow, 240)
 {
 	__u32 *words = ue_map_page(PROT_READ | PROT_WRITE);
 	int fd = ue_open_data(), toggles;
@@ -261,7 +261,7 @@ static int ho_uffd_arm(int fd, void *page)
  * Enable words on a page that never faults in (a userfaultfd nobody serves) do not hold up
  * the fault workers: another process's bit, on a page that needs a fault, follows its tracer.
  */
-TEST_F_TIMEOUT(ho, stuck_faults_stall_only_their_owner, 120)
+TEST_F_TIMEOUT(nostall, stuck_faults_stall_only_their_owner, 120)
 {
 	__u32 *other = ue_map_page(PROT_READ | PROT_WRITE);
 	int ready[2], hold[2], status;
@@ -702,7 +702,7 @@ static void ho_user_max(struct __test_metadata *_metadata, char *saved, size_t l
 	free(text);
 }
 
-TEST_F_TIMEOUT(ho, tracers_not_stalled, 600)
+TEST_F_TIMEOUT(nostall, tracers_not_stalled, 600)
 {
 	int procs = ue_env("UE_HOSTILE_PROCS", 4, 1, 256);
 	int n = ue_env("UE_HOSTILE_ENABLERS", 4096, 1, 65536);
@@ -805,7 +805,7 @@ TEST_F_TIMEOUT(ho, tracers_not_stalled, 600)
  * address space must still go with it: the event, created persistent so that it outlives
  * them, can be deleted as soon as the owner is reaped.
  */
-TEST_F(ho, vhost_owner_exit)
+TEST_F(nostall, vhost_owner_exit)
 {
 	char left[256];
 	int i, status;
@@ -823,29 +823,6 @@ TEST_F(ho, vhost_owner_exit)
 		EXPECT_EQ(0, ue_del_name("uet_ho_vhost")) TH_LOG("round %d", i);
 	}
 	EXPECT_EQ(0, ue_leftovers("uet_ho_vhost", true, left, sizeof(left))) TH_LOG("%s", left);
-}
-
-/*
- * fuse_held_workers: HO_FUSE_PROCS processes of the hostile user each write to a private
- * mapping of a file a FUSE daemon serves (a private copy of the page), register an enable word
- * there, then drop the copy and the page cache, so that the next write to the word reads the
- * file: the daemon now never answers reads.  A thread of each keeps its mmap_lock busy, so a
- * tracer's toggle cannot write the word at once and leaves it to the kernel's fault work,
- * whose fault waits for the daemon.  Another user's bit, on a page that needs a fault, must
- * still follow its tracer.
- */
-struct ho_fuse_ctl {	/* shared, __atomic accesses (ho_get(), ho_add()) */
-	int ready;	/* processes registered */
-	int dropped;	/* hostile processes churning on a dropped page */
-	int drop;	/* hostile processes: drop the page now */
-	int phase;	/* the innocent: 1, 2 drop the page; 3 exit */
-	int done;	/* the innocent: phases done */
-};
-
-/* The innocent's enable word: the page after @ctl, shared with the test */
-static __u32 *ho_fuse_word(struct ho_fuse_ctl *ctl)
-{
-	return (__u32 *)((char *)ctl + getpagesize());
 }
 
 /* A hostile process on the FUSE file @path (ho_fuse_hold()); ends only when killed */
@@ -881,37 +858,13 @@ static void ho_fuse_innocent(struct ho_fuse_ctl *ctl)
 	_exit(0);
 }
 
-/* Kill and reap the @n processes of @pids (0: none) */
-static void ho_reap(pid_t *pids, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (pids[i] > 0)
-			kill(pids[i], SIGKILL);
-	for (i = 0; i < n; i++)
-		if (pids[i] > 0)
-			waitpid(pids[i], NULL, 0);
-	memset(pids, 0, n * sizeof(*pids));
-}
-
-FIXTURE(hofuse) {
-	struct ue_track t;
-	struct ue_fuse fuse;
-	struct ho_fuse_ctl *ctl;	/* and the innocent's word, a page further */
-	pid_t pids[HO_FUSE_PROCS + 1];	/* the last one the innocent */
-	void *map;	/* a shared mapping of the FUSE file */
-};
-
-FIXTURE_SETUP(hofuse)
+/* In a test: the FUSE daemon, the innocent's page and the events of the FUSE tests */
+static bool fuse_setup(struct __test_metadata *_metadata, struct _test_data_nostall *self)
 {
 	int ret;
 
-	self->ctl = MAP_FAILED;
-	self->map = MAP_FAILED;
 	if (ue_skip_reason(UE_ROOT))
-		SKIP(return, "%s", ue_skip_reason(UE_ROOT));
-	ASSERT_EQ(0, ue_track_init(&self->t));
+		SKIP(return false, "%s", ue_skip_reason(UE_ROOT));
 	ue_track_del(&self->t, "uet_ho_fuse");
 	ue_track_del(&self->t, "uet_ho_innocent");
 	ue_track_del(&self->t, HO_LAUNDER);
@@ -920,23 +873,9 @@ FIXTURE_SETUP(hofuse)
 	ASSERT_TRUE(self->ctl != MAP_FAILED);
 	ret = ue_fuse_start(&self->fuse, getpagesize());
 	if (ret == -ENODEV)
-		SKIP(return, "no FUSE (/dev/fuse, CONFIG_FUSE_FS)");
+		SKIP(return false, "no FUSE (/dev/fuse, CONFIG_FUSE_FS)");
 	ASSERT_EQ(0, ret) TH_LOG("FUSE mount: %s", strerror(-ret));
-}
-
-FIXTURE_TEARDOWN(hofuse)
-{
-	/* the daemon's end first: held reads fail, so blocked faults end */
-	ue_fuse_stop(&self->fuse);
-	ho_reap(self->pids, ARRAY_SIZE(self->pids));
-	ue_set_enable(UE_SYS, "uet_ho_fuse", false);
-	ue_set_enable(UE_SYS, "uet_ho_innocent", false);
-	ue_set_enable(UE_SYS, HO_LAUNDER, false);
-	ue_track_cleanup(&self->t);
-	if (self->ctl != MAP_FAILED)
-		munmap(self->ctl, 2 * getpagesize());
-	if (self->map != MAP_FAILED)
-		munmap(self->map, getpagesize());
+	return true;
 }
 
 /* Enable or disable the innocent's event: its bit follows within HO_FUSE_SECS */
@@ -957,13 +896,16 @@ static bool ho_follows(__u32 *word, bool on)
  * in their FUSE reads for good unless the fault gives up its wait, and the innocent's item
  * then never runs.
  */
-TEST_F_TIMEOUT(hofuse, held_faults_stall_only_their_owners, 180)
+TEST_F_TIMEOUT(nostall, held_faults_stall_only_their_owners, 180)
 {
 	const int n = HO_FUSE_PROCS + 1;
-	struct ho_fuse_ctl *ctl = self->ctl;
+	struct ho_fuse_ctl *ctl;
 	struct timespec start;
 	int i, on, toggles = 0;
 
+	if (!fuse_setup(_metadata, self))
+		return;
+	ctl = self->ctl;
 	for (i = 0; i < n; i++) {
 		self->pids[i] = fork();
 		ASSERT_LE(0, self->pids[i]);
@@ -1034,7 +976,7 @@ static void *ho_enable_thread(void *p)
  * page unmapped, until the daemon answers.  The tracer's enable (under event_mutex) returns at
  * once all the same, and the bit follows once the daemon answers.
  */
-TEST_F_TIMEOUT(hofuse, launder_never_stalls_tracers, 120)
+TEST_F_TIMEOUT(nostall, launder_never_stalls_tracers, 120)
 {
 	static struct ho_enable e;	/* the thread may outlive a failed test */
 	struct timespec start;
@@ -1042,6 +984,8 @@ TEST_F_TIMEOUT(hofuse, launder_never_stalls_tracers, 120)
 	__u32 *word;
 	int fd;
 
+	if (!fuse_setup(_metadata, self))
+		return;
 	fd = open(self->fuse.file, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd);
 	self->map = mmap(NULL, getpagesize(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
