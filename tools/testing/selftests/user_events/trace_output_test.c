@@ -70,24 +70,86 @@ static void ft_acts_off(const struct ft_act *act, int n)
 			ft_act_do(&act[n], false);
 }
 
-FIXTURE(ftrace) {
-	UE_FIXTURE_MEMBERS;
+/* Which test's setup ran, for the teardown */
+enum to_kind {
+	TO_NONE, TO_CONSUMER, TO_TP_CONSUMER, TO_HIST, TO_SYNTH, TO_PERF, TO_BPF, TO_TRACECMD
 };
 
-FIXTURE_SETUP(ftrace)
+/* Every test's members: the usual ones, then those of the setup it ran (to_kind) */
+FIXTURE(trace_output) {
+	UE_FIXTURE_MEMBERS;
+	enum to_kind kind;
+	__u32 idx;	/* consumer, hist, perf, bpf: the event's write index */
+	int fd;		/* consumer: /dev/kmsg or trace_pipe, read by ft_read_fd() */
+	const struct consumer_variant *cv;	/* consumer: its case */
+	char comm[16];	/* tp_consumer */
+	const struct tp_variant *tv;	/* tp_consumer: its case */
+	const struct ft_act *active;	/* hist: the trigger to remove */
+	__u32 start, end;	/* synth: write indexes */
+	int done;		/* synth: steps done */
+	char name[64];	/* perf */
+	int id, base;		/* perf, bpf: tracepoint id; perf: offset of the field */
+	struct ue_ring ring;	/* perf */
+	int map_fd, prog_fd;	/* bpf */
+	__u64 *v;	/* bpf: the map's value: runs, sum of val */
+};
+
+static void consumer_teardown(struct _test_data_trace_output *self,
+			      const struct consumer_variant *variant);
+static void tp_consumer_teardown(struct _test_data_trace_output *self,
+				 const struct tp_variant *variant);
+static void hist_teardown(struct __test_metadata *_metadata, struct _test_data_trace_output *self);
+static void synth_teardown(struct __test_metadata *_metadata,
+			   struct _test_data_trace_output *self);
+static void tracecmd_teardown(struct __test_metadata *_metadata,
+			      struct _test_data_trace_output *self);
+
+FIXTURE_SETUP(trace_output)
 {
+	self->fd = -1;
+	self->map_fd = -1;
+	self->prog_fd = -1;
+	self->v = MAP_FAILED;
 	UE_SETUP(0);
-	if (!ue_skip_reason(self->flags))
-		ASSERT_EQ(0, ue_track_reg(&self->t, FT_CMD, EV_WORD(0), 4, 0, NULL));
 }
 
-FIXTURE_TEARDOWN(ftrace)
+/* What the test's setup did, undone, then the usual */
+FIXTURE_TEARDOWN(trace_output)
 {
+	switch (self->kind) {
+	case TO_CONSUMER:
+		consumer_teardown(self, self->cv);
+		break;
+	case TO_TP_CONSUMER:
+		tp_consumer_teardown(self, self->tv);
+		break;
+	case TO_HIST:
+		hist_teardown(_metadata, self);
+		break;
+	case TO_SYNTH:
+		synth_teardown(_metadata, self);
+		break;
+	case TO_PERF:
+		ue_ring_unmap(&self->ring);
+		break;
+	case TO_TRACECMD:
+		tracecmd_teardown(_metadata, self);
+		break;
+	default:
+		break;
+	}
 	UE_TEARDOWN();
+	/* bpf: perf_fd first */
+	if (self->prog_fd >= 0)
+		close(self->prog_fd);
+	if (self->v != MAP_FAILED)
+		munmap(self->v, getpagesize());
+	if (self->map_fd >= 0)
+		close(self->map_fd);
 }
 
 /* A field is signed unless its type starts with 'u', as upstream marks it: arrays included. */
-TEST_F(ftrace, format)
+TEST_F(trace_output, ftrace_format)
 {
 	static const struct {
 		const char *decl;
@@ -100,9 +162,11 @@ TEST_F(ftrace, format)
 		{ "struct uet_pt n", 54, 8, 1 }, { "unsigned int ui", 62, 4, 0 },
 		{ "short sh", 66, 2, 1 }, { "char ch", 68, 1, 1 }, { "int in", 69, 4, 1 },
 	};
-	char want[128], *text = ue_format_read(UE_SYS, FT_NAME);
+	char want[128], *text;
 	unsigned int i;
 
+	ASSERT_EQ(0, ue_track_reg(&self->t, FT_CMD, EV_WORD(0), 4, 0, NULL));
+	text = ue_format_read(UE_SYS, FT_NAME);
 	ASSERT_TRUE(ue_nonnull(text));
 	for (i = 0; i < ARRAY_SIZE(f); i++) {
 		snprintf(want, sizeof(want), "field:%s", f[i].decl);
@@ -124,13 +188,7 @@ TEST_F(ftrace, format)
  * (NULL: trace; trace_pipe: consumed, the trace has none left): @want of them.  A consumer this
  * kernel lacks (ENOENT, or no tp_printk at boot) is a skip.
  */
-FIXTURE(consumer) {
-	UE_FIXTURE_MEMBERS;
-	__u32 idx;
-	int fd;		/* /dev/kmsg or trace_pipe, read by ft_read_fd() */
-};
-
-FIXTURE_VARIANT(consumer) {
+struct consumer_variant {
 	struct ft_act act[2];
 	const char *where, *needle;
 	int want;
@@ -140,52 +198,58 @@ FIXTURE_VARIANT(consumer) {
 	bool kmsg;	/* in /dev/kmsg instead, no <OVERFLOW> */
 };
 
-FIXTURE_VARIANT_ADD(consumer, trace_file) { .want = FT_COUNT, .hits = 0xf };
-FIXTURE_VARIANT_ADD(consumer, trace_pipe) { .where = "trace_pipe", .want = FT_COUNT, .hits = 0xf };
-FIXTURE_VARIANT_ADD(consumer, filter) {
+static const struct consumer_variant consumer_trace_file = { .want = FT_COUNT, .hits = 0xf };
+static const struct consumer_variant consumer_trace_pipe = {
+	.where = "trace_pipe", .want = FT_COUNT, .hits = 0xf,
+};
+
+static const struct consumer_variant consumer_filter = {
 	.act = { { FT_EV "filter", "c == 0x1235", "0" } }, .want = 1, .hits = 1 << 1,
 };
 
 /* on an integer or a __rel_loc string; a glob on a __data_loc string */
-FIXTURE_VARIANT_ADD(consumer, filter_or) {
+static const struct consumer_variant consumer_filter_or = {
 	.act = { { FT_EV "filter", "c == 0x1235 || l == \"rl-3\"", "0" } },
 	.want = 2, .hits = 1 << 1 | 1 << 3,
 };
 
-FIXTURE_VARIANT_ADD(consumer, filter_glob) {
+static const struct consumer_variant consumer_filter_glob = {
 	.act = { { FT_EV "filter", "k ~ \"dl-[02]\"", "0" } }, .want = 2, .hits = 1 << 0 | 1 << 2,
 };
 
 /* traceoff runs after the commit: the first record (the third, by condition) stops tracing */
-FIXTURE_VARIANT_ADD(consumer, trigger) {
+static const struct consumer_variant consumer_trigger = {
 	.act = { { FT_EV "trigger", "traceoff", "!traceoff" } }, .want = 1, .traceoff = true,
 };
 
-FIXTURE_VARIANT_ADD(consumer, trigger_cond) {
+static const struct consumer_variant consumer_trigger_cond = {
 	.act = { { FT_EV "trigger", "traceoff if c == 0x1236", "!traceoff" } },
 	.want = 3, .traceoff = true,
 };
 
 /* soft mode: the first record only runs the trigger and is dropped, the others are recorded */
-FIXTURE_VARIANT_ADD(consumer, soft_disabled) {
+static const struct consumer_variant consumer_soft_disabled = {
 	.act = { { FT_EV "enable", "0", "1" }, { FT_EV "trigger", FT_SOFT, "!" FT_SOFT } },
 	.want = FT_COUNT - 1, .hits = 0xe,
 };
 
-FIXTURE_VARIANT_ADD(consumer, pid_other) { .act = { { "set_event_pid", "$PPID", "" } } };
-FIXTURE_VARIANT_ADD(consumer, pid_self) {
+static const struct consumer_variant consumer_pid_other = {
+	.act = { { "set_event_pid", "$PPID", "" } },
+};
+
+static const struct consumer_variant consumer_pid_self = {
 	.act = { { "set_event_pid", "$PID", "" } }, .want = FT_COUNT,
 };
 
-FIXTURE_VARIANT_ADD(consumer, notrace_pid_self) {
+static const struct consumer_variant consumer_notrace_pid_self = {
 	.act = { { "set_event_notrace_pid", "$PID", "" } },
 };
 
-FIXTURE_VARIANT_ADD(consumer, stacktrace) {
+static const struct consumer_variant consumer_stacktrace = {
 	.act = { { "options/stacktrace", "1", "0" } }, .needle = "<stack trace>", .want = FT_COUNT,
 };
 
-FIXTURE_VARIANT_ADD(consumer, userstacktrace) {
+static const struct consumer_variant consumer_userstacktrace = {
 	.act = { { "options/userstacktrace", "1", "0" } },
 	.needle = "<user stack trace>", .want = FT_COUNT,
 };
@@ -195,34 +259,35 @@ FIXTURE_VARIANT_ADD(consumer, userstacktrace) {
  * record length: "<OVERFLOW>" for every field, and a lockdep WARN); filtered: the record is built
  * in the buffered event.
  */
-FIXTURE_VARIANT_ADD(consumer, tp_printk) {
+static const struct consumer_variant consumer_tp_printk = {
 	.act = { { FT_TP_PRINTK, "1", "0" } }, .want = FT_COUNT, .hits = 0xf, .kmsg = true,
 };
 
-FIXTURE_VARIANT_ADD(consumer, tp_printk_filtered) {
+static const struct consumer_variant consumer_tp_printk_filtered = {
 	.act = { { FT_EV "filter", "c != 0", "0" }, { FT_TP_PRINTK, "1", "0" } },
 	.want = FT_COUNT, .hits = 0xf, .kmsg = true,
 };
 
-FIXTURE_VARIANT_ADD(consumer, snapshot) { .where = "snapshot", .want = FT_COUNT, .snapshot = true };
-FIXTURE_VARIANT_ADD(consumer, instance) {
+static const struct consumer_variant consumer_snapshot = {
+	.where = "snapshot", .want = FT_COUNT, .snapshot = true,
+};
+
+static const struct consumer_variant consumer_instance = {
 	.act = { { FT_INST }, { FT_INST "/" FT_EV "enable", "1", "0" } },
 	.where = FT_INST "/trace", .want = FT_COUNT,
 };
 
 static const struct ft_act ft_snapshot = { "snapshot", "1", "0" };
 
-FIXTURE_SETUP(consumer)
+/* In a test: the case's consumer on; false: skipped */
+static bool consumer_setup(struct __test_metadata *_metadata, struct _test_data_trace_output *self,
+			   const struct consumer_variant *variant)
 {
 	const struct ft_act *a;
 	bool tp_printk;
 	char *v;
 	int ret;
 
-	self->fd = -1;
-	UE_SETUP(0);
-	if (ue_skip_reason(self->flags))
-		return;
 	ASSERT_EQ(0, ue_track_reg(&self->t, FT_CMD, EV_WORD(0), 4, 0, &self->idx));
 	ASSERT_EQ(0, ue_tracing_on());
 	ASSERT_EQ(0, ue_trace_clear());
@@ -235,16 +300,20 @@ FIXTURE_SETUP(consumer)
 	}
 	ret = ft_acts_on(variant->act, ARRAY_SIZE(variant->act), &a);
 	if (ret == -ENOENT)
-		SKIP(return, "no %s", a->path);
+		SKIP(return false, "no %s", a->path);
 	ASSERT_EQ(0, ret) TH_LOG("%s", a->path);
 	v = variant->kmsg ? ue_read_all(FT_TP_PRINTK) : NULL;
 	tp_printk = v && v[0] == '1';
 	free(v);
 	if (variant->kmsg && !tp_printk)
-		SKIP(return, "tracepoint_printk needs tp_printk at boot");
+		SKIP(return false, "tracepoint_printk needs tp_printk at boot");
+	self->kind = TO_CONSUMER;
+	self->cv = variant;
+	return true;
 }
 
-FIXTURE_TEARDOWN(consumer)
+static void consumer_teardown(struct _test_data_trace_output *self,
+			      const struct consumer_variant *variant)
 {
 	ft_acts_off(variant->act, ARRAY_SIZE(variant->act));
 	if (variant->traceoff)
@@ -254,7 +323,6 @@ FIXTURE_TEARDOWN(consumer)
 	if (self->fd >= 0)
 		close(self->fd);
 	ue_set_enable(UE_SYS, FT_NAME, false);
-	UE_TEARDOWN();
 }
 
 /* What the O_NONBLOCK @fd has: until @want records came (bounded), or with @want 0 no more */
@@ -317,7 +385,9 @@ static int ft_write(int fd, __u32 idx, int j)
 	"n=0x200000001 (8589934593) ui=0xee6b2800 (-294967296) " \
 	"sh=0xfed4 (65236) ch='z'(122) in=0xffffffff (-1)\n"
 
-TEST_F(consumer, sees_records)
+static void consumer_sees_records(struct __test_metadata *_metadata,
+				  struct _test_data_trace_output *self,
+				  const struct consumer_variant *variant)
 {
 	const char *needle = variant->needle ?: FT_NAME ":", *where = variant->where ?: "trace";
 	char path[PATH_MAX], want[512], *text;
@@ -360,6 +430,108 @@ TEST_F(consumer, sees_records)
 	}
 }
 
+TEST_F(trace_output, consumer_trace_file)
+{
+	if (consumer_setup(_metadata, self, &consumer_trace_file))
+		consumer_sees_records(_metadata, self, &consumer_trace_file);
+}
+
+TEST_F(trace_output, consumer_trace_pipe)
+{
+	if (consumer_setup(_metadata, self, &consumer_trace_pipe))
+		consumer_sees_records(_metadata, self, &consumer_trace_pipe);
+}
+
+TEST_F(trace_output, consumer_filter)
+{
+	if (consumer_setup(_metadata, self, &consumer_filter))
+		consumer_sees_records(_metadata, self, &consumer_filter);
+}
+
+TEST_F(trace_output, consumer_filter_or)
+{
+	if (consumer_setup(_metadata, self, &consumer_filter_or))
+		consumer_sees_records(_metadata, self, &consumer_filter_or);
+}
+
+TEST_F(trace_output, consumer_filter_glob)
+{
+	if (consumer_setup(_metadata, self, &consumer_filter_glob))
+		consumer_sees_records(_metadata, self, &consumer_filter_glob);
+}
+
+TEST_F(trace_output, consumer_trigger)
+{
+	if (consumer_setup(_metadata, self, &consumer_trigger))
+		consumer_sees_records(_metadata, self, &consumer_trigger);
+}
+
+TEST_F(trace_output, consumer_trigger_cond)
+{
+	if (consumer_setup(_metadata, self, &consumer_trigger_cond))
+		consumer_sees_records(_metadata, self, &consumer_trigger_cond);
+}
+
+TEST_F(trace_output, consumer_soft_disabled)
+{
+	if (consumer_setup(_metadata, self, &consumer_soft_disabled))
+		consumer_sees_records(_metadata, self, &consumer_soft_disabled);
+}
+
+TEST_F(trace_output, consumer_pid_other)
+{
+	if (consumer_setup(_metadata, self, &consumer_pid_other))
+		consumer_sees_records(_metadata, self, &consumer_pid_other);
+}
+
+TEST_F(trace_output, consumer_pid_self)
+{
+	if (consumer_setup(_metadata, self, &consumer_pid_self))
+		consumer_sees_records(_metadata, self, &consumer_pid_self);
+}
+
+TEST_F(trace_output, consumer_notrace_pid_self)
+{
+	if (consumer_setup(_metadata, self, &consumer_notrace_pid_self))
+		consumer_sees_records(_metadata, self, &consumer_notrace_pid_self);
+}
+
+TEST_F(trace_output, consumer_stacktrace)
+{
+	if (consumer_setup(_metadata, self, &consumer_stacktrace))
+		consumer_sees_records(_metadata, self, &consumer_stacktrace);
+}
+
+TEST_F(trace_output, consumer_userstacktrace)
+{
+	if (consumer_setup(_metadata, self, &consumer_userstacktrace))
+		consumer_sees_records(_metadata, self, &consumer_userstacktrace);
+}
+
+TEST_F(trace_output, consumer_tp_printk)
+{
+	if (consumer_setup(_metadata, self, &consumer_tp_printk))
+		consumer_sees_records(_metadata, self, &consumer_tp_printk);
+}
+
+TEST_F(trace_output, consumer_tp_printk_filtered)
+{
+	if (consumer_setup(_metadata, self, &consumer_tp_printk_filtered))
+		consumer_sees_records(_metadata, self, &consumer_tp_printk_filtered);
+}
+
+TEST_F(trace_output, consumer_snapshot)
+{
+	if (consumer_setup(_metadata, self, &consumer_snapshot))
+		consumer_sees_records(_metadata, self, &consumer_snapshot);
+}
+
+TEST_F(trace_output, consumer_instance)
+{
+	if (consumer_setup(_metadata, self, &consumer_instance))
+		consumer_sees_records(_metadata, self, &consumer_instance);
+}
+
 /*
  * The same consumers on an ordinary TRACE_EVENT() tracepoint, task:task_rename, which
  * prctl(PR_SET_NAME) fires: the trace core takes a record to the ring buffer directly only when
@@ -369,51 +541,53 @@ TEST_F(consumer, sees_records)
 #define TR_INST		"instances/uet_tp_consumer"
 #define TR_SOFT		"enable_event:task:task_rename"
 
-FIXTURE(tp_consumer) {
-	char comm[16];
-};
-
-FIXTURE_VARIANT(tp_consumer) {
+struct tp_variant {
 	struct ft_act act[2];
 	const char *where, *needle;
 	int want;
 	bool traceoff;
 };
 
-FIXTURE_VARIANT_ADD(tp_consumer, plain) { .want = FT_COUNT };
-FIXTURE_VARIANT_ADD(tp_consumer, filter) {
+static const struct tp_variant tp_consumer_plain = { .want = FT_COUNT };
+static const struct tp_variant tp_consumer_filter = {
 	.act = { { TR_EV "filter", "newcomm == \"uet_rn1\"", "0" } }, .want = 1,
 };
 
-FIXTURE_VARIANT_ADD(tp_consumer, trigger) {
+static const struct tp_variant tp_consumer_trigger = {
 	.act = { { TR_EV "trigger", "traceoff", "!traceoff" } }, .want = 1, .traceoff = true,
 };
 
-FIXTURE_VARIANT_ADD(tp_consumer, trigger_cond) {
+static const struct tp_variant tp_consumer_trigger_cond = {
 	.act = { { TR_EV "trigger", "traceoff if newcomm == \"uet_rn2\"", "!traceoff" } },
 	.want = 3, .traceoff = true,
 };
 
-FIXTURE_VARIANT_ADD(tp_consumer, soft_disabled) {
+static const struct tp_variant tp_consumer_soft_disabled = {
 	.act = { { TR_EV "enable", "0", "1" }, { TR_EV "trigger", TR_SOFT, "!" TR_SOFT } },
 	.want = FT_COUNT - 1,
 };
 
-FIXTURE_VARIANT_ADD(tp_consumer, pid_other) { .act = { { "set_event_pid", "$PPID", "" } } };
-FIXTURE_VARIANT_ADD(tp_consumer, notrace_pid_self) {
+static const struct tp_variant tp_consumer_pid_other = {
+	.act = { { "set_event_pid", "$PPID", "" } },
+};
+
+static const struct tp_variant tp_consumer_notrace_pid_self = {
 	.act = { { "set_event_notrace_pid", "$PID", "" } },
 };
 
-FIXTURE_VARIANT_ADD(tp_consumer, stacktrace) {
+static const struct tp_variant tp_consumer_stacktrace = {
 	.act = { { "options/stacktrace", "1", "0" } }, .needle = "<stack trace>", .want = FT_COUNT,
 };
 
-FIXTURE_VARIANT_ADD(tp_consumer, instance) {
+static const struct tp_variant tp_consumer_instance = {
 	.act = { { TR_INST }, { TR_INST "/" TR_EV "enable", "1", "0" } },
 	.where = TR_INST "/trace", .want = FT_COUNT,
 };
 
-FIXTURE_SETUP(tp_consumer)
+/* In a test: the case's consumer on; false: skipped */
+static bool tp_consumer_setup(struct __test_metadata *_metadata,
+			      struct _test_data_trace_output *self,
+			      const struct tp_variant *variant)
 {
 	const struct ft_act *a;
 	int ret;
@@ -423,15 +597,19 @@ FIXTURE_SETUP(tp_consumer)
 	ASSERT_EQ(0, ue_trace_clear());
 	ret = ue_set_enable("task", "task_rename", true);
 	if (ret == -ENOENT)
-		SKIP(return, "no task:task_rename");
+		SKIP(return false, "no task:task_rename");
 	ASSERT_EQ(0, ret);
 	ret = ft_acts_on(variant->act, ARRAY_SIZE(variant->act), &a);
 	if (ret == -ENOENT)
-		SKIP(return, "no %s", a->path);
+		SKIP(return false, "no %s", a->path);
 	ASSERT_EQ(0, ret) TH_LOG("%s", a->path);
+	self->kind = TO_TP_CONSUMER;
+	self->tv = variant;
+	return true;
 }
 
-FIXTURE_TEARDOWN(tp_consumer)
+static void tp_consumer_teardown(struct _test_data_trace_output *self,
+				 const struct tp_variant *variant)
 {
 	ft_acts_off(variant->act, ARRAY_SIZE(variant->act));
 	if (variant->traceoff)
@@ -440,7 +618,9 @@ FIXTURE_TEARDOWN(tp_consumer)
 	prctl(PR_SET_NAME, self->comm);
 }
 
-TEST_F(tp_consumer, sees_records)
+static void tp_consumer_sees_records(struct __test_metadata *_metadata,
+				     struct _test_data_trace_output *self,
+				     const struct tp_variant *variant)
 {
 	const char *where = variant->where ?: "trace";
 	char path[PATH_MAX], comm[16], *text;
@@ -457,6 +637,60 @@ TEST_F(tp_consumer, sees_records)
 	free(text);
 }
 
+TEST_F(trace_output, tp_consumer_plain)
+{
+	if (tp_consumer_setup(_metadata, self, &tp_consumer_plain))
+		tp_consumer_sees_records(_metadata, self, &tp_consumer_plain);
+}
+
+TEST_F(trace_output, tp_consumer_filter)
+{
+	if (tp_consumer_setup(_metadata, self, &tp_consumer_filter))
+		tp_consumer_sees_records(_metadata, self, &tp_consumer_filter);
+}
+
+TEST_F(trace_output, tp_consumer_trigger)
+{
+	if (tp_consumer_setup(_metadata, self, &tp_consumer_trigger))
+		tp_consumer_sees_records(_metadata, self, &tp_consumer_trigger);
+}
+
+TEST_F(trace_output, tp_consumer_trigger_cond)
+{
+	if (tp_consumer_setup(_metadata, self, &tp_consumer_trigger_cond))
+		tp_consumer_sees_records(_metadata, self, &tp_consumer_trigger_cond);
+}
+
+TEST_F(trace_output, tp_consumer_soft_disabled)
+{
+	if (tp_consumer_setup(_metadata, self, &tp_consumer_soft_disabled))
+		tp_consumer_sees_records(_metadata, self, &tp_consumer_soft_disabled);
+}
+
+TEST_F(trace_output, tp_consumer_pid_other)
+{
+	if (tp_consumer_setup(_metadata, self, &tp_consumer_pid_other))
+		tp_consumer_sees_records(_metadata, self, &tp_consumer_pid_other);
+}
+
+TEST_F(trace_output, tp_consumer_notrace_pid_self)
+{
+	if (tp_consumer_setup(_metadata, self, &tp_consumer_notrace_pid_self))
+		tp_consumer_sees_records(_metadata, self, &tp_consumer_notrace_pid_self);
+}
+
+TEST_F(trace_output, tp_consumer_stacktrace)
+{
+	if (tp_consumer_setup(_metadata, self, &tp_consumer_stacktrace))
+		tp_consumer_sees_records(_metadata, self, &tp_consumer_stacktrace);
+}
+
+TEST_F(trace_output, tp_consumer_instance)
+{
+	if (tp_consumer_setup(_metadata, self, &tp_consumer_instance))
+		tp_consumer_sees_records(_metadata, self, &tp_consumer_instance);
+}
+
 /* hist: key k (val 10 * k + 1, who "w<k>") written k + 1 times */
 #define HT_NAME		"uet_hist_ev"
 #define HT_CMD		HT_NAME " u32 key; u64 val; __rel_loc char[] who"
@@ -469,32 +703,25 @@ static const struct ft_act ht_trig[] = {
 	{ HT_EV "trigger", HT_INT, "!" HT_INT }, { HT_EV "trigger", HT_STR, "!" HT_STR },
 };
 
-FIXTURE(hist) {
-	UE_FIXTURE_MEMBERS;
-	__u32 idx;
-	const struct ft_act *active;	/* the trigger to remove */
-};
-
-FIXTURE_SETUP(hist)
+/* In a test: the event; false: skipped */
+static bool hist_setup(struct __test_metadata *_metadata, struct _test_data_trace_output *self)
 {
 	char path[PATH_MAX];
 
-	UE_SETUP(0);
-	if (ue_skip_reason(self->flags))
-		return;
 	ASSERT_EQ(0, ue_track_reg(&self->t, HT_CMD, EV_WORD(0), 4, 0, &self->idx));
 	if (access(ue_tpath(path, sizeof(path), HT_EV "hist"), F_OK))
-		SKIP(return, "no hist file (CONFIG_HIST_TRIGGERS?)");
+		SKIP(return false, "no hist file (CONFIG_HIST_TRIGGERS?)");
+	self->kind = TO_HIST;
+	return true;
 }
 
-FIXTURE_TEARDOWN(hist)
+static void hist_teardown(struct __test_metadata *_metadata, struct _test_data_trace_output *self)
 {
 	if (self->active)
 		EXPECT_EQ(0, ft_act_do(self->active, false));
-	UE_TEARDOWN();
 }
 
-static void check_hist(struct __test_metadata *_metadata, struct _test_data_hist *self,
+static void check_hist(struct __test_metadata *_metadata, struct _test_data_trace_output *self,
 		       const struct ft_act *trig)
 {
 	unsigned long long hits, sum, total = 0;
@@ -540,14 +767,18 @@ static void check_hist(struct __test_metadata *_metadata, struct _test_data_hist
 	EXPECT_TRUE(EV_WAIT(0, false));
 }
 
-TEST_F(hist, int_key)
+TEST_F(trace_output, hist_int_key)
 {
+	if (!hist_setup(_metadata, self))
+		return;
 	check_hist(_metadata, self, &ht_trig[0]);
 }
 
 /* keys on a __rel_loc string */
-TEST_F(hist, string_key)
+TEST_F(trace_output, hist_string_key)
 {
+	if (!hist_setup(_metadata, self))
+		return;
 	check_hist(_metadata, self, &ht_trig[1]);
 }
 
@@ -570,35 +801,28 @@ static const struct ft_act sy_steps[] = {
 	{ "events/synthetic/" SY_LAT "/enable", "1", "0" },
 };
 
-/* start: EV_WORD(0), end: EV_WORD(1) */
-FIXTURE(synth) {
-	UE_FIXTURE_MEMBERS;
-	__u32 start, end;	/* write indexes */
-	int done;		/* steps done */
-};
-
-FIXTURE_SETUP(synth)
+/* In a test: start at EV_WORD(0), end at EV_WORD(1); false: skipped */
+static bool synth_setup(struct __test_metadata *_metadata, struct _test_data_trace_output *self)
 {
 	char path[PATH_MAX];
 
-	UE_SETUP(0);
-	if (ue_skip_reason(self->flags))
-		return;
 	ASSERT_EQ(0, ue_track_reg(&self->t, SY_START " u64 id", EV_WORD(0), 4, 0, &self->start));
 	if (access(ue_tpath(path, sizeof(path), "synthetic_events"), F_OK))
-		SKIP(return, "no synthetic_events (CONFIG_SYNTH_EVENTS?)");
+		SKIP(return false, "no synthetic_events (CONFIG_SYNTH_EVENTS?)");
 	ASSERT_EQ(0, ue_track_reg(&self->t, SY_END " u64 id", EV_WORD(1), 4, 0, &self->end));
 	if (access(ue_tpath(path, sizeof(path), "events/%s/%s/hist", UE_SYS, SY_START), F_OK))
-		SKIP(return, "no hist file (CONFIG_HIST_TRIGGERS?)");
+		SKIP(return false, "no hist file (CONFIG_HIST_TRIGGERS?)");
 	ASSERT_EQ(0, ue_tracing_on());
 	ASSERT_EQ(0, ue_trace_clear());
+	self->kind = TO_SYNTH;
+	return true;
 }
 
-FIXTURE_TEARDOWN(synth)
+static void synth_teardown(struct __test_metadata *_metadata,
+			   struct _test_data_trace_output *self)
 {
 	while (self->done--)
 		EXPECT_EQ(0, ft_act_do(&sy_steps[self->done], false));
-	UE_TEARDOWN();
 }
 
 /* A record of SY_START or SY_END */
@@ -612,13 +836,15 @@ static int sy_write(int fd, __u32 idx, __u64 id)
 }
 
 /* one latency record per request: all started, then ended in reverse order */
-TEST_F(synth, latency)
+TEST_F(trace_output, synth_latency)
 {
 	unsigned long long id, lat;
 	char *text, *line, *save, *p;
 	unsigned int seen = 0;
 	int i, got, records = 0;
 
+	if (!synth_setup(_metadata, self))
+		return;
 	for (; self->done < (int)ARRAY_SIZE(sy_steps); self->done++)
 		ASSERT_EQ(0, ft_act_do(&sy_steps[self->done], true))
 			TH_LOG("%s", sy_steps[self->done].on);
@@ -652,27 +878,8 @@ TEST_F(synth, latency)
  * perf on user events: attaching sets the enable bit; a write is accepted with only perf attached
  * and its PERF_SAMPLE_RAW has the payload, our pid and the event's type.
  */
-FIXTURE(perf) {
-	UE_FIXTURE_MEMBERS;
-	char name[64];
-	int id, base;		/* tracepoint id, offset of the field */
-	__u32 idx;
-	struct ue_ring ring;
-};
-
-FIXTURE_SETUP(perf)
-{
-	UE_SETUP(0);
-}
-
-FIXTURE_TEARDOWN(perf)
-{
-	ue_ring_unmap(&self->ring);
-	UE_TEARDOWN();
-}
-
 /* Register @cmd (bit 0 of the page's word 0), with a perf ring on it; @field's offset */
-static void open_event(struct __test_metadata *_metadata, struct _test_data_perf *self,
+static void open_event(struct __test_metadata *_metadata, struct _test_data_trace_output *self,
 		       const char *cmd, const char *field, bool exclude_kernel)
 {
 	ue_cmd_name(self->name, sizeof(self->name), cmd);
@@ -687,7 +894,7 @@ static void open_event(struct __test_metadata *_metadata, struct _test_data_perf
 	ASSERT_GT(self->base, 0);
 }
 
-static void expect_sample(struct __test_metadata *_metadata, struct _test_data_perf *self,
+static void expect_sample(struct __test_metadata *_metadata, struct _test_data_trace_output *self,
 			  const void *payload, int len)
 {
 	int pid_off = ue_field_offset(UE_SYS, self->name, "common_pid");
@@ -707,10 +914,11 @@ static void expect_sample(struct __test_metadata *_metadata, struct _test_data_p
 	EXPECT_EQ(0, ue_ring_next_raw(&self->ring, raw, sizeof(raw)));
 }
 
-TEST_F(perf, sets_bit)
+TEST_F(trace_output, perf_sets_bit)
 {
 	int id, fd;
 
+	self->kind = TO_PERF;
 	ASSERT_EQ(0, ue_track_reg(&self->t, "uet_pf_bit u32 a", self->page, 8, 42, NULL));
 	id = ue_event_id(UE_SYS, "uet_pf_bit");
 	ASSERT_GT(id, 0);
@@ -722,12 +930,13 @@ TEST_F(perf, sets_bit)
 	ASSERT_TRUE(ue_wait_bit(self->page, 8, 42, false));
 }
 
-TEST_F(perf, raw_sample)
+TEST_F(trace_output, perf_raw_sample)
 {
 	__u32 a = 0xfeedf00d;
 	__u64 b = 0x0123456789abcdefull;
 	char p[12];
 
+	self->kind = TO_PERF;
 	memcpy(p, &a, 4);
 	memcpy(p + 4, &b, 8);
 	open_event(_metadata, self, "uet_pf_raw u32 a; u64 b", "a", false);
@@ -735,7 +944,7 @@ TEST_F(perf, raw_sample)
 	expect_sample(_metadata, self, p, sizeof(p));
 }
 
-TEST_F(perf, validation)
+TEST_F(trace_output, perf_validation)
 {
 	struct {
 		__u32 loc;
@@ -743,6 +952,7 @@ TEST_F(perf, validation)
 	} p = { DYN_LOC(0, 7), "perf!" };	/* one byte past the end */
 	char raw[256];
 
+	self->kind = TO_PERF;
 	open_event(_metadata, self, "uet_pf_valid __rel_loc char[] s", "s", false);
 	EXPECT_EQ(-EFAULT, ue_emit(self->t.fd, self->idx, &p, 10));
 	EXPECT_EQ(0, ue_ring_next_raw(&self->ring, raw, sizeof(raw)));
@@ -754,11 +964,12 @@ TEST_F(perf, validation)
  * A sample carries the kernel's registers (those of the write() or writev() call), as
  * upstream's do: an exclude_kernel event gets no sample (one without gets it: raw_sample).
  */
-TEST_F(perf, exclude_kernel)
+TEST_F(trace_output, perf_exclude_kernel)
 {
 	__u32 val = 0x600dcafe;
 	char raw[256];
 
+	self->kind = TO_PERF;
 	open_event(_metadata, self, "uet_pf_exkern u32 v", "v", true);
 	ASSERT_EQ(4 + sizeof(val), ue_emit(self->t.fd, self->idx, &val, sizeof(val)));
 	EXPECT_EQ(0, ue_ring_next_raw(&self->ring, raw, sizeof(raw)));
@@ -798,14 +1009,8 @@ static int prog_load(int map_fd, int val_off, char *log, size_t log_size)
 	return syscall(__NR_bpf, BPF_PROG_LOAD, &attr, sizeof(attr));
 }
 
-FIXTURE(bpf) {
-	UE_FIXTURE_MEMBERS;
-	__u32 idx;
-	int map_fd, prog_fd, id;
-	__u64 *v;	/* the map's value: runs, sum of val */
-};
-
-FIXTURE_SETUP(bpf)
+/* In a test: the event, the map and the program; false: skipped */
+static bool bpf_setup(struct __test_metadata *_metadata, struct _test_data_trace_output *self)
 {
 	union bpf_attr map = { .map_type = BPF_MAP_TYPE_ARRAY, .key_size = sizeof(__u32),
 			       .value_size = 2 * sizeof(__u64), .max_entries = 1,
@@ -813,15 +1018,12 @@ FIXTURE_SETUP(bpf)
 	static char log[65536];
 	int val_off;
 
-	UE_SETUP(0);
-	if (ue_skip_reason(self->flags))
-		return;
 	ASSERT_EQ(0, ue_track_reg(&self->t, BT_CMD, EV_WORD(0), 4, 0, &self->idx));
 	self->id = ue_event_id(UE_SYS, BT_NAME);
 	ASSERT_LT(0, self->id);
 	/* the sysctl exists where the bpf() system call does */
 	if (access("/proc/sys/kernel/unprivileged_bpf_disabled", F_OK))
-		SKIP(return, "no bpf() system call (CONFIG_BPF_SYSCALL?)");
+		SKIP(return false, "no bpf() system call (CONFIG_BPF_SYSCALL?)");
 	self->map_fd = syscall(__NR_bpf, BPF_MAP_CREATE, &map, sizeof(map));
 	ASSERT_LE(0, self->map_fd) TH_LOG("map: %s", strerror(errno));
 	self->v = mmap(NULL, getpagesize(), PROT_READ, MAP_SHARED, self->map_fd, 0);
@@ -832,17 +1034,10 @@ FIXTURE_SETUP(bpf)
 	self->prog_fd = prog_load(self->map_fd, val_off, log, sizeof(log));
 	/* an unknown program type fails before the verifier writes a log */
 	if (self->prog_fd < 0 && errno == EINVAL && !log[0])
-		SKIP(return, "no tracepoint programs (CONFIG_BPF_EVENTS?)");
+		SKIP(return false, "no tracepoint programs (CONFIG_BPF_EVENTS?)");
 	ASSERT_LE(0, self->prog_fd) TH_LOG("load: %s\n%s", strerror(errno), log);
-}
-
-/* only a completed setup is torn down: map_fd and prog_fd are open; perf_fd first */
-FIXTURE_TEARDOWN(bpf)
-{
-	UE_TEARDOWN();
-	close(self->prog_fd);
-	munmap(self->v, getpagesize());
-	close(self->map_fd);
+	self->kind = TO_BPF;
+	return true;
 }
 
 /* A record of BT_NAME: val @val */
@@ -858,12 +1053,14 @@ static int bt_write(int fd, __u32 idx, __u32 val)
 }
 
 /* A failing write (bad payload) runs no program, each write runs it once; detached, none. */
-TEST_F(bpf, count_and_sum)
+TEST_F(trace_output, bpf_count_and_sum)
 {
 	__u64 want = BT_WRITES * 1000 + 7 * BT_WRITES * (BT_WRITES - 1) / 2;
 	__u32 short_payload = 5;	/* 4 bytes: the fixed fields take 16 */
 	int i, ret;
 
+	if (!bpf_setup(_metadata, self))
+		return;
 	self->perf_fd = ue_perf_open(self->id, false);
 	ret = self->perf_fd < 0 ? -1 : ioctl(self->perf_fd, PERF_EVENT_IOC_SET_BPF, self->prog_fd);
 	if (ret && (errno == ENOENT || access("/proc/sys/kernel/perf_event_paranoid", F_OK)))
@@ -897,19 +1094,18 @@ TEST_F(bpf, count_and_sum)
 #define TC_OUT		"/tmp/uet_tc.out"
 #define TC_COUNT	20
 
-FIXTURE(tracecmd) {
-};
-
-FIXTURE_SETUP(tracecmd)
+/* In a test: the persistent event; false: skipped */
+static bool tracecmd_setup(struct __test_metadata *_metadata, struct _test_data_trace_output *self)
 {
-	if (!ue_available())
-		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
 	if (!ue_have_tool("trace-cmd"))
-		SKIP(return, "trace-cmd not installed");
+		SKIP(return false, "trace-cmd not installed");
 	ASSERT_EQ(0, ue_dyn_add(TC_NAME, UE_WRITER_FIELDS));
+	self->kind = TO_TRACECMD;
+	return true;
 }
 
-FIXTURE_TEARDOWN(tracecmd)
+static void tracecmd_teardown(struct __test_metadata *_metadata,
+			      struct _test_data_trace_output *self)
 {
 	char path[PATH_MAX];
 
@@ -922,11 +1118,13 @@ FIXTURE_TEARDOWN(tracecmd)
 	unlink(TC_OUT);
 }
 
-TEST_F_TIMEOUT(tracecmd, record_report, 240)
+TEST_F_TIMEOUT(trace_output, tracecmd_record_report, 240)
 {
 	char count[16], expect[128];
 	int i, ret;
 
+	if (!tracecmd_setup(_metadata, self))
+		return;
 	snprintf(count, sizeof(count), "%d", TC_COUNT);
 	ret = ue_run_tool(TC_OUT, "trace-cmd", "start", "-e", "user_events:" TC_NAME, NULL);
 	if (!ret)
