@@ -720,6 +720,35 @@ TEST_F(fork, madv_wipeonfork_not_inherited)
 	not_inherited(_metadata, &self->t, MADV_WIPEONFORK, "uet_ho_wipeonfork");
 }
 
+#define VHOST_ROUNDS	4
+
+/*
+ * vhost takes a reference to its owner's address space (VHOST_SET_OWNER) and drops it when
+ * its file is released, which for an exiting owner is after the owner's exit hooks ran: the
+ * last reference to the address space goes from exit_task_work().  The registrations of that
+ * address space must still go with it: the event, created persistent so that it outlives
+ * them, can be deleted as soon as the owner is reaped.
+ */
+TEST_F(fork, vhost_owner_exit)
+{
+	char left[256];
+	int i, status;
+
+	if (ue_skip_reason(UE_ROOT))
+		SKIP(return, "%s", ue_skip_reason(UE_ROOT));
+	ue_track_del(&self->t, "uet_ho_vhost");
+	for (i = 0; i < VHOST_ROUNDS; i++) {
+		ASSERT_EQ(0, ue_dyn_add("uet_ho_vhost", "u32 a"));
+		status = ue_vhost_round("uet_ho_vhost u32 a", 0);
+		if (WIFEXITED(status) && WEXITSTATUS(status) == UE_NO_VHOST)
+			SKIP(return, "no /dev/vhost-net (CONFIG_VHOST_NET)");
+		ASSERT_EQ(0, status) TH_LOG("the vhost owner failed: %#x", status);
+		/* reaped: nothing of it may hold the event */
+		EXPECT_EQ(0, ue_del_name("uet_ho_vhost")) TH_LOG("round %d", i);
+	}
+	EXPECT_EQ(0, ue_leftovers("uet_ho_vhost", true, left, sizeof(left))) TH_LOG("%s", left);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], EXEC_CHILD_ARG))

@@ -14,7 +14,6 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <linux/userfaultfd.h>
-#include <linux/vhost.h>
 #include "ue_fuse.h"
 
 #define HO_CHURN_SECS	2	/* the contention cases: long enough for many toggles */
@@ -25,7 +24,6 @@
 #define HO_QUIET	"uet_ho_quiet"
 #define HO_PROBE	"uet_ho_probe"
 #define HO_SECS		300	/* failure bound of the hostile processes' setup and checks */
-#define HO_VHOST_ROUNDS	4
 #define HO_FUSE_PROCS	8	/* twice the kernel's fault workers */
 #define HO_FUSE_SECS	5	/* bound of a bit update that needs a fault */
 #define HO_UID2		65533	/* the innocent user */
@@ -370,41 +368,6 @@ static bool ho_wait_for(int *v, int want, int secs, const pid_t *pids, int n)
 	return true;
 }
 
-/* The registrant's exit status when it has no /dev/vhost-net */
-#define HO_NO_VHOST	4
-
-/*
- * Own a vhost-net device (it holds this address space), register, exit with both open; as the
- * hostile user when @hostile (the device and the data file opened before).
- */
-static int ho_vhost_owner(const char *cmd, bool hostile)
-{
-	__u32 *word = ue_map_page(PROT_READ | PROT_WRITE);
-	int vfd = open("/dev/vhost-net", O_RDWR | O_CLOEXEC), fd;
-
-	if (vfd < 0)
-		return errno == ENOENT || errno == ENODEV || errno == ENXIO ? HO_NO_VHOST : 2;
-	fd = ue_open_data();
-	if (hostile && (setresgid(HO_UID, HO_UID, HO_UID) || setresuid(HO_UID, HO_UID, HO_UID)))
-		return 10;
-	if (ioctl(vfd, VHOST_SET_OWNER, NULL))
-		return 3;
-	if (!word || fd < 0 || ue_reg(fd, cmd, word, 4, 0, 0, NULL))
-		return 5;
-	return 0;
-}
-
-/* A child process that is a vhost owner (ho_vhost_owner()), reaped: its status, or -1 */
-static int ho_vhost_round(const char *cmd, bool hostile)
-{
-	pid_t pid = fork();
-	int status;
-
-	if (!pid)
-		_exit(ho_vhost_owner(cmd, hostile));
-	return pid < 0 || waitpid(pid, &status, 0) != pid ? -1 : status;
-}
-
 /*
  * A FUSE holder: register @cmd as the hostile user on a private copy of the first page of the
  * FUSE file @path, count itself in *@ready and wait for *@drop.  Then drop the copy and the
@@ -564,19 +527,19 @@ static void ho_fuse_holder(struct ho_ctl *ctl)
 	_exit(0);
 }
 
-/* One hostile vhost owner after another (ho_vhost_round()) from the go to the stop */
+/* One hostile vhost owner after another (ue_vhost_round()) from the go to the stop */
 static void ho_vhoster(struct ho_ctl *ctl)
 {
-	int status = ho_vhost_round(HO_LOAD " u32 a", true);
+	int status = ue_vhost_round(HO_LOAD " u32 a", HO_UID);
 
-	if (WIFEXITED(status) && WEXITSTATUS(status) == HO_NO_VHOST)
+	if (WIFEXITED(status) && WEXITSTATUS(status) == UE_NO_VHOST)
 		ho_add(&ctl->no_vhost);
 	else if (status)
 		_exit(2);
 	ho_add(&ctl->ready);
 	ho_wait_for(&ctl->go, 1, INT_MAX, NULL, 0);
 	while (!ho_get(&ctl->no_vhost) && !ho_get(&ctl->stop)) {
-		if (ho_vhost_round(HO_LOAD " u32 a", true))
+		if (ue_vhost_round(HO_LOAD " u32 a", HO_UID))
 			_exit(3);
 		__atomic_add_fetch(&ctl->vhosts, 1, __ATOMIC_RELAXED);
 	}
@@ -796,33 +759,6 @@ TEST_F_TIMEOUT(nostall, tracers_not_stalled, 600)
 		       l.max[op] / 1e6);
 	}
 	munmap(ctl, sizeof(*ctl));
-}
-
-/*
- * vhost takes a reference to its owner's address space (VHOST_SET_OWNER) and drops it when
- * its file is released, which for an exiting owner is after the owner's exit hooks ran: the
- * last reference to the address space goes from exit_task_work().  The registrations of that
- * address space must still go with it: the event, created persistent so that it outlives
- * them, can be deleted as soon as the owner is reaped.
- */
-TEST_F(nostall, vhost_owner_exit)
-{
-	char left[256];
-	int i, status;
-
-	if (ue_skip_reason(UE_ROOT))
-		SKIP(return, "%s", ue_skip_reason(UE_ROOT));
-	ue_track_del(&self->t, "uet_ho_vhost");
-	for (i = 0; i < HO_VHOST_ROUNDS; i++) {
-		ASSERT_EQ(0, ue_dyn_add("uet_ho_vhost", "u32 a"));
-		status = ho_vhost_round("uet_ho_vhost u32 a", false);
-		if (WIFEXITED(status) && WEXITSTATUS(status) == HO_NO_VHOST)
-			SKIP(return, "no /dev/vhost-net (CONFIG_VHOST_NET)");
-		ASSERT_EQ(0, status) TH_LOG("the vhost owner failed: %#x", status);
-		/* reaped: nothing of it may hold the event */
-		EXPECT_EQ(0, ue_del_name("uet_ho_vhost")) TH_LOG("round %d", i);
-	}
-	EXPECT_EQ(0, ue_leftovers("uet_ho_vhost", true, left, sizeof(left))) TH_LOG("%s", left);
 }
 
 /* A hostile process on the FUSE file @path (ho_fuse_hold()); ends only when killed */

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
+#include <linux/vhost.h>
 
 /* Bound of a tool run by ue_run_tool(): a failure bound only */
 #define UE_TOOL_SECS	300
@@ -142,6 +143,34 @@ static double ue_now(void)
 double ue_elapsed(const struct timespec *start)
 {
 	return ue_now() - (start->tv_sec + start->tv_nsec / 1e9);
+}
+
+/* In a child: own a vhost-net device, register @cmd, exit with both open (ue_vhost_round()) */
+static int vhost_owner(const char *cmd, uid_t uid)
+{
+	__u32 *word = ue_map_page(PROT_READ | PROT_WRITE);
+	int vfd = open("/dev/vhost-net", O_RDWR | O_CLOEXEC), fd;
+
+	if (vfd < 0)
+		return errno == ENOENT || errno == ENODEV || errno == ENXIO ? UE_NO_VHOST : 2;
+	fd = ue_open_data();
+	if (uid && (setresgid(uid, uid, uid) || setresuid(uid, uid, uid)))
+		return 10;
+	if (ioctl(vfd, VHOST_SET_OWNER, NULL))
+		return 3;
+	if (!word || fd < 0 || ue_reg(fd, cmd, word, 4, 0, 0, NULL))
+		return 5;
+	return 0;
+}
+
+int ue_vhost_round(const char *cmd, uid_t uid)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (!pid)
+		_exit(vhost_owner(cmd, uid));
+	return pid < 0 || waitpid(pid, &status, 0) != pid ? -1 : status;
 }
 
 pid_t ue_sock_fork(int *fd)

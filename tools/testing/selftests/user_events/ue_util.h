@@ -57,6 +57,13 @@ void *ue_map_page(int prot);	/* a fresh, never touched anonymous page */
 pid_t ue_sock_fork(int *fd);
 /* @len bytes of socket @fd, the first within @secs: 0, -ETIMEDOUT, -errno, -EPIPE (peer gone) */
 int ue_recv(int fd, void *buf, size_t len, int secs);
+/*
+ * A child process that owns a vhost-net device (it holds the child's address space), registers
+ * @cmd and exits with both open, as user @uid unless 0 (the device and the data file opened
+ * before), reaped: its wait status (exit status UE_NO_VHOST: no /dev/vhost-net), or -1
+ */
+#define UE_NO_VHOST	4
+int ue_vhost_round(const char *cmd, uid_t uid);
 
 /* ue_reg_in_thread(): by a thread that exits right after; ue_del_name(): through a fd of its own */
 bool ue_available(void);
