@@ -10,7 +10,6 @@
 #include <sys/uio.h>
 
 #include "ue_util.h"
-#include "ue_uring.h"
 #include "../kselftest_harness.h"
 
 /* The events: a (u32 seq), b (u32 seq; u64 x), s (u32 seq; __rel_loc char[] str) */
@@ -65,44 +64,13 @@ static void bt_fill(struct _test_data_batch *self, int n, __u32 first)
 		bt_set(self, i, i % 2 ? self->b : self->a, first + i);
 }
 
-/*
- * The seqs of the BT_A and BT_B records in the trace, in trace order, into @seq (@max at most),
- * and the pid each line shows; -1 if a line is not of the expected form.  Returns the count.
- */
-static int bt_trace_seqs(__u32 *seq, pid_t *pid, int max)
-{
-	char *text = ue_trace_read(), *line, *save, *p;
-	int n = 0;
-
-	if (!text)
-		return -1;
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (line[0] == '#' || !(strstr(line, " " BT_A ":") || strstr(line, " " BT_B ":")))
-			continue;
-		p = strstr(line, "seq=");
-		if (n >= max || !p) {
-			n = -1;
-			break;
-		}
-		seq[n] = strtoul(p + 4, NULL, 0);
-		/* "  comm-PID  [CPU] ...": the pid ends where " [" starts */
-		p = strstr(line, " [");
-		while (p && p > line && p[-1] == ' ')
-			p--;
-		while (p && p > line && p[-1] >= '0' && p[-1] <= '9')
-			p--;
-		pid[n++] = p ? atoi(p) : -1;
-	}
-	free(text);
-	return n;
-}
-
 /* The trace holds exactly the records seq @first .. @first + @n - 1, in order, from @tid */
 static void bt_expect_trace(struct __test_metadata *_metadata, __u32 first, int n, pid_t tid)
 {
 	__u32 seq[BT_MAX + 1];
 	pid_t pid[BT_MAX + 1];
-	int i, got = bt_trace_seqs(seq, pid, BT_MAX + 1);
+	static const char *const names[] = { BT_A, BT_B, NULL };
+	int i, got = ue_trace_seqs(names, seq, pid, BT_MAX + 1);
 
 	ASSERT_EQ(n, got);
 	for (i = 0; i < n; i++) {
@@ -484,81 +452,6 @@ TEST_F(batch, races_unreg_and_delete)
 	EXPECT_LT(0, r.calls);
 	EXPECT_EQ(0, r.other);
 	EXPECT_TRUE(ue_event_exists(UE_SYS, BT_A));
-}
-
-/*
- * The first @n records through io_uring, one IORING_OP_WRITE each, submitted by one
- * io_uring_enter(); their results by completion into @res. Returns 0, or a negative errno
- * of io_uring itself.
- */
-static int bt_uring(struct _test_data_batch *self, int n, int *res)
-{
-	struct io_uring_cqe cqe;
-	struct ue_uring r;
-	int i, ret;
-
-	ret = ue_uring_init(&r, BT_MAX);
-	if (ret)
-		return ret;
-	for (i = 0; i < n; i++)
-		ue_uring_write(&r, self->t.fd, self->iov[i].iov_base, self->iov[i].iov_len, i);
-	ret = ue_uring_submit(&r);
-	for (i = 0; i < n; i++)
-		res[i] = -ENODATA;
-	while (ret == n && ue_uring_reap(&r, &cqe))
-		if (cqe.user_data < (__u64)n)
-			res[cqe.user_data] = cqe.res;
-	ue_uring_exit(&r);
-	return ret == n ? 0 : ret < 0 ? ret : -EIO;
-}
-
-/* Why io_uring cannot run here, from bt_uring()'s @ret; NULL if it can */
-static const char *bt_uring_missing(int ret)
-{
-	if (ret && access("/proc/sys/kernel/io_uring_disabled", F_OK))
-		return "no io_uring in this kernel";
-	return ret == -EPERM ? "io_uring disabled (kernel.io_uring_disabled)" : NULL;
-}
-
-/*
- * io_uring writes each record in the submitting task, in submission order, as its write()
- * would: the trace shows the submitter, not an io_uring worker thread
- */
-TEST_F(batch, io_uring_written_by_submitter)
-{
-	int i, ret, res[32];
-
-	bt_fill(self, 32, 300);
-	ret = bt_uring(self, 32, res);
-	if (bt_uring_missing(ret))
-		SKIP(return, "%s", bt_uring_missing(ret));
-	ASSERT_EQ(0, ret);
-	for (i = 0; i < 32; i++)
-		EXPECT_EQ((int)self->iov[i].iov_len, res[i]) TH_LOG("record %d", i);
-	bt_expect_trace(_metadata, 300, 32, gettid());
-}
-
-/* Through io_uring each record gets its own result: a bad one fails alone, with write()'s errno */
-TEST_F(batch, io_uring_record_errors)
-{
-	__u32 seq[BT_MAX + 1];
-	pid_t pid[BT_MAX + 1];
-	int i, n, ret, res[8];
-
-	bt_fill(self, 8, 400);
-	self->rec[3].idx = 4096;		/* no such write index: ENOENT */
-	self->iov[5].iov_len = sizeof(__u32);	/* shorter than BT_B's format: EINVAL */
-	ret = bt_uring(self, 8, res);
-	if (bt_uring_missing(ret))
-		SKIP(return, "%s", bt_uring_missing(ret));
-	ASSERT_EQ(0, ret);
-	for (i = 0; i < 8; i++)
-		EXPECT_EQ(i == 3 ? -ENOENT : i == 5 ? -EINVAL : (int)self->iov[i].iov_len,
-			  res[i]) TH_LOG("record %d", i);
-	n = bt_trace_seqs(seq, pid, BT_MAX + 1);
-	ASSERT_EQ(6, n);
-	for (i = 0; i < n; i++)
-		EXPECT_EQ(400 + i + (i >= 3) + (i >= 4), seq[i]) TH_LOG("line %d", i);
 }
 
 TEST_HARNESS_MAIN

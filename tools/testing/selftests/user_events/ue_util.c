@@ -213,6 +213,11 @@ bool ue_available(void)
 	return !access(UE_TP("user_events_data"), F_OK);
 }
 
+bool ue_upstream(int fd)
+{
+	return ioctl(fd, DIAG_IOCSBATCH, NULL) == -1 && errno == ENOTTY;
+}
+
 int ue_open_data(void)
 {
 	return open(UE_TP("user_events_data"), O_RDWR | O_CLOEXEC);
@@ -590,6 +595,16 @@ char *ue_trace_read(void)
 	return ue_read_all(UE_TP("trace"));
 }
 
+/* The next trace line (strtok_r() of @text, @save) that holds @key; NULL at the end */
+static char *ue_trace_next(char *text, char **save, const char *key)
+{
+	char *line;
+
+	while ((line = strtok_r(text, "\n", save)) && (line[0] == '#' || !strstr(line, key)))
+		text = NULL;
+	return line;
+}
+
 int ue_trace_count(const char *name, char *last, size_t len)
 {
 	char *text = ue_trace_read(), *line, *save, key[UE_NAME_MAX + 3];
@@ -598,15 +613,47 @@ int ue_trace_count(const char *name, char *last, size_t len)
 	if (!text)
 		return -1;
 	snprintf(key, sizeof(key), " %s:", name);
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (line[0] == '#' || !strstr(line, key))
-			continue;
+	for (line = ue_trace_next(text, &save, key); line; line = ue_trace_next(NULL, &save, key)) {
 		if (last)
 			snprintf(last, len, "%s", line);
 		count++;
 	}
 	free(text);
 	return count;
+}
+
+int ue_trace_seqs(const char *const *names, __u32 *seq, pid_t *pid, int max)
+{
+	char *text = ue_trace_read(), *line, *save, *p, key[UE_NAME_MAX + 3];
+	const char *const *nm, *any = ": ";
+	int n = 0;
+
+	if (!text)
+		return -1;
+	for (line = ue_trace_next(text, &save, any); line; line = ue_trace_next(NULL, &save, any)) {
+		for (nm = names; *nm; nm++) {
+			snprintf(key, sizeof(key), " %s:", *nm);
+			if (strstr(line, key))
+				break;
+		}
+		if (!*nm)
+			continue;
+		p = strstr(line, " seq=");
+		if (n >= max || !p) {
+			n = -1;
+			break;
+		}
+		seq[n] = strtoul(p + 5, NULL, 0);
+		/* "  comm-PID  [CPU] ...": the pid ends where " [" starts */
+		p = strstr(line, " [");
+		while (p && p > line && p[-1] == ' ')
+			p--;
+		while (p && p > line && p[-1] >= '0' && p[-1] <= '9')
+			p--;
+		pid[n++] = p ? atoi(p) : -1;
+	}
+	free(text);
+	return n;
 }
 
 char *ue_status_read(void)

@@ -67,6 +67,8 @@ int ue_vhost_round(const char *cmd, uid_t uid);
 
 /* ue_reg_in_thread(): by a thread that exits right after; ue_del_name(): through a fd of its own */
 bool ue_available(void);
+/* Upstream's user_events (6.12), not this series': @fd (user_events_data) fails DIAG_IOCSBATCH */
+bool ue_upstream(int fd);
 int ue_open_data(void);
 void ue_fill_reg(struct user_reg *reg, const char *cmd, void *addr, int size, int bit,
 		 __u16 flags);
@@ -126,8 +128,10 @@ int ue_rec_write(int fd, __u32 idx, struct ue_rec *r);
  * ue_set_enable() of @name NULL: every event of @sys.  ue_field_offset() of @field NULL and
  * ue_entry_size(): where the common_ fields end.  ue_multi_versions(): how many NAME.<hex>
  * events, one with @field (NULL: any) to @tp.  ue_trace_count(): lines of event @name, the last
- * to @last.  ue_leftovers(): tracefs dirs, status and dynamic_events lines of @prefix* events,
- * as many as fit to @out; @del deletes them.
+ * to @last.  ue_trace_seqs(): the "seq=" value of each line of the events @names (NULL ends
+ * them), in trace order, and the pid the line shows (@max at most; -1 if more, or a line has
+ * no seq=): how many.  ue_leftovers(): tracefs dirs, status and dynamic_events lines of
+ * @prefix* events, as many as fit to @out; @del deletes them.
  */
 int ue_set_enable(const char *sys, const char *name, bool on);
 bool ue_event_exists(const char *sys, const char *name);
@@ -144,6 +148,7 @@ int ue_tracing_on(void);
 int ue_trace_clear(void);
 char *ue_trace_read(void);
 int ue_trace_count(const char *name, char *last, size_t len);
+int ue_trace_seqs(const char *const *names, __u32 *seq, pid_t *pid, int max);
 char *ue_status_read(void);
 bool ue_status_counts(int *active, int *busy);
 bool ue_status_line(const char *name, char *out, size_t len);

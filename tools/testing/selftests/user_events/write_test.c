@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* user_events ABI: write()/writev() of [u32 write_index][payload], the ftrace records */
+/*
+ * user_events ABI: write()/writev() of [u32 write_index][payload], also through io_uring and
+ * pwritev2(RWF_NOWAIT); the ftrace records
+ */
 #include <stddef.h>
 
 #include "../kselftest_harness.h"
 #include "ue_util.h"
+#include "ue_uring.h"
 
 FIXTURE(write) { UE_FIXTURE_MEMBERS; };
 
@@ -396,6 +400,154 @@ TEST_F(write, unsigned_char_string_needs_nul)
 	EXPECT_EQ(-EFAULT, ue_emit(self->t.fd, idx, &p, sizeof(p)));
 	p.s[3] = '\0';
 	EXPECT_EQ((ssize_t)sizeof(p) + 4, ue_emit(self->t.fd, idx, &p, sizeof(p)));
+}
+
+/*
+ * Writes through io_uring and with RWF_NOWAIT.  This series' user_events_data takes
+ * non-blocking I/O: io_uring writes each record in the submitting thread, in submission order;
+ * upstream 6.12's hands every write to an io_uring worker thread and fails RWF_NOWAIT.
+ */
+#define WR_UR		"uet_wr_ur"
+#define WR_UR_CMD	WR_UR " u32 seq; u32 x"
+#define WR_UR_N		32	/* records of one submission at most */
+
+struct wr_ur_rec {
+	__u32 idx, seq, x;
+};	/* no padding: the record as written */
+
+/* @n records of write index @idx, seq @first + i, each an iovec of its own at @iov */
+static void wr_ur_fill(struct wr_ur_rec *rec, struct iovec *iov, int n, __u32 idx, __u32 first)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		rec[i] = (struct wr_ur_rec){ .idx = idx, .seq = first + i, .x = i };
+		iov[i] = (struct iovec){ .iov_base = &rec[i], .iov_len = sizeof(rec[i]) };
+	}
+}
+
+/*
+ * @n records through io_uring, one IORING_OP_WRITE each, submitted by one io_uring_enter();
+ * each completion's result into @res.  Returns 0, or a negative errno of io_uring itself.
+ */
+static int wr_uring(int fd, const struct iovec *iov, int n, int *res)
+{
+	struct io_uring_cqe cqe;
+	struct ue_uring r;
+	int i, ret;
+
+	ret = ue_uring_init(&r, WR_UR_N);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++)
+		ue_uring_write(&r, fd, iov[i].iov_base, iov[i].iov_len, i);
+	ret = ue_uring_submit(&r);
+	for (i = 0; i < n; i++)
+		res[i] = -ENODATA;
+	while (ret == n && ue_uring_reap(&r, &cqe))
+		if (cqe.user_data < (__u64)n)
+			res[cqe.user_data] = cqe.res;
+	ue_uring_exit(&r);
+	return ret == n ? 0 : ret < 0 ? ret : -EIO;
+}
+
+/* Why io_uring cannot run here, from wr_uring()'s @ret; NULL if it can */
+static const char *wr_uring_missing(int ret)
+{
+	if (ret && access("/proc/sys/kernel/io_uring_disabled", F_OK))
+		return "no io_uring in this kernel";
+	return ret == -EPERM ? "io_uring disabled (kernel.io_uring_disabled)" : NULL;
+}
+
+/*
+ * The trace holds exactly WR_UR's records of seq @want[0..@n-1]: in that order and from this
+ * thread, or (@upstream) in any order and each from a thread other than this one
+ */
+static void wr_ur_expect(struct __test_metadata *_metadata, const __u32 *want, int n,
+			 bool upstream)
+{
+	__u32 seq[WR_UR_N + 1];
+	pid_t pid[WR_UR_N + 1];
+	static const char *const names[] = { WR_UR, NULL };
+	int i, j, got = ue_trace_seqs(names, seq, pid, WR_UR_N + 1);
+
+	ASSERT_EQ(n, got);
+	for (i = 0; i < n; i++) {
+		if (!upstream) {
+			EXPECT_EQ(want[i], seq[i]) TH_LOG("line %d", i);
+			EXPECT_EQ(gettid(), pid[i]) TH_LOG("line %d", i);
+			continue;
+		}
+		for (j = 0; j < n && seq[j] != want[i]; j++)
+			;
+		EXPECT_LT(j, n) TH_LOG("seq %u not traced", want[i]);
+		EXPECT_GT(pid[i], 0) TH_LOG("line %d", i);
+		EXPECT_NE(gettid(), pid[i]) TH_LOG("line %d", i);
+	}
+}
+
+/* io_uring writes each record as write() does, with write()'s result in its completion */
+TEST_F(write, io_uring)
+{
+	struct wr_ur_rec rec[WR_UR_N];
+	struct iovec iov[WR_UR_N];
+	__u32 want[WR_UR_N];
+	int i, ret, res[WR_UR_N];
+	__u32 idx = ue_reg_page(_metadata, &self->t, self->page, WR_UR_CMD, true);
+
+	wr_ur_fill(rec, iov, WR_UR_N, idx, 300);
+	ret = wr_uring(self->t.fd, iov, WR_UR_N, res);
+	if (wr_uring_missing(ret))
+		SKIP(return, "%s", wr_uring_missing(ret));
+	ASSERT_EQ(0, ret);
+	for (i = 0; i < WR_UR_N; i++) {
+		EXPECT_EQ((int)sizeof(rec[i]), res[i]) TH_LOG("record %d", i);
+		want[i] = 300 + i;
+	}
+	wr_ur_expect(_metadata, want, WR_UR_N, ue_upstream(self->t.fd));
+}
+
+/* Through io_uring each record gets its own result: a bad one fails alone, with write()'s errno */
+TEST_F(write, io_uring_record_errors)
+{
+	static const __u32 want[] = { 400, 401, 402, 404, 406, 407 };
+	struct wr_ur_rec rec[8];
+	struct iovec iov[8];
+	int i, ret, res[8];
+	__u32 idx = ue_reg_page(_metadata, &self->t, self->page, WR_UR_CMD, true);
+
+	wr_ur_fill(rec, iov, 8, idx, 400);
+	rec[3].idx = 4096;				/* no such write index: ENOENT */
+	iov[5].iov_len = offsetof(struct wr_ur_rec, x);	/* no x: EINVAL */
+	ret = wr_uring(self->t.fd, iov, 8, res);
+	if (wr_uring_missing(ret))
+		SKIP(return, "%s", wr_uring_missing(ret));
+	ASSERT_EQ(0, ret);
+	for (i = 0; i < 8; i++)
+		EXPECT_EQ(i == 3 ? -ENOENT : i == 5 ? -EINVAL : (int)iov[i].iov_len, res[i])
+			TH_LOG("record %d", i);
+	wr_ur_expect(_metadata, want, ARRAY_SIZE(want), ue_upstream(self->t.fd));
+}
+
+/* pwritev2() with RWF_NOWAIT writes as without it (upstream: EOPNOTSUPP, nothing written) */
+TEST_F(write, rwf_nowait)
+{
+	static const __u32 want[] = { 7 };
+	bool upstream = ue_upstream(self->t.fd);
+	struct wr_ur_rec rec;
+	struct iovec iov;
+	ssize_t ret;
+
+	wr_ur_fill(&rec, &iov, 1, ue_reg_page(_metadata, &self->t, self->page, WR_UR_CMD, true),
+		   7);
+	ret = pwritev2(self->t.fd, &iov, 1, -1, RWF_NOWAIT);
+	EXPECT_EQ(upstream ? -EOPNOTSUPP : (ssize_t)sizeof(rec), ret < 0 ? -errno : ret);
+	rec.idx = 4096;
+	ret = pwritev2(self->t.fd, &iov, 1, -1, RWF_NOWAIT);
+	EXPECT_EQ(upstream ? -EOPNOTSUPP : -ENOENT, ret < 0 ? -errno : ret);
+	if (!upstream)
+		wr_ur_expect(_metadata, want, 1, false);
+	EXPECT_EQ(upstream ? 0 : 1, ue_trace_count(WR_UR, NULL, 0));
 }
 
 TEST_HARNESS_MAIN
