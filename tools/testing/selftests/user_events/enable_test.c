@@ -3,39 +3,26 @@
 #include "../kselftest_harness.h"
 #include "ue_util.h"
 
-/* Kept in every bit we do not own, to catch stray writes */
-#define FILLER64	0xa5c3f00f5aa53cc3ull
-
-static __u64 word_read(const void *addr, int size)
-{
-	if (size == 8)
-		return __atomic_load_n((const __u64 *)addr, __ATOMIC_ACQUIRE);
-	return __atomic_load_n((const __u32 *)addr, __ATOMIC_ACQUIRE);
-}
-
 /* Enable (tracked) or disable @name; bit @bit of @val follows, its other bits stay @other */
 static void flip(struct __test_metadata *_metadata, struct ue_track *t, const char *name, bool on,
 		 void *val, int size, int bit, __u64 other)
 {
 	ASSERT_EQ(0, on ? ue_track_enable(t, UE_SYS, name) : ue_set_enable(UE_SYS, name, false));
-	ASSERT_TRUE(ue_wait_bit(val, size, bit, on));
-	EXPECT_EQ(other | (__u64)on << bit, word_read(val, size));
+	ASSERT_TRUE(ue_wait_bit(val, size, bit, on)) TH_LOG("%s", name);
+	EXPECT_EQ(other | (__u64)on << bit, ue_word_read(val, size)) TH_LOG("%s", name);
 }
 
 /* Register @cmd at @val: the word is @want at once */
 static void reg_check(struct __test_metadata *_metadata, struct ue_track *t, const char *cmd,
 		      void *val, int size, int bit, __u64 want)
 {
-	ASSERT_EQ(0, ue_track_reg(t, cmd, val, size, bit, NULL));
-	ASSERT_TRUE(ue_wait_bit(val, size, bit, want >> bit & 1));
-	EXPECT_EQ(want, word_read(val, size));
+	ASSERT_EQ(0, ue_track_reg(t, cmd, val, size, bit, NULL)) TH_LOG("%s", cmd);
+	ASSERT_TRUE(ue_wait_bit(val, size, bit, want >> bit & 1)) TH_LOG("%s", cmd);
+	EXPECT_EQ(want, ue_word_read(val, size)) TH_LOG("%s", cmd);
 }
 
 FIXTURE(enable) {
 	UE_FIXTURE_MEMBERS;
-	char name[64], cmd[96];
-	char *val;	/* the case's enable word, its other bits FILLER64 */
-	__u64 other;
 };
 
 FIXTURE_SETUP(enable)
@@ -48,244 +35,49 @@ FIXTURE_TEARDOWN(enable)
 	UE_TEARDOWN();
 }
 
-/* The enable sizes and bits, at several offsets in the page: some tests run for each */
-struct enable_case {
-	int size, bit, offset;	/* enable_size, enable_bit, offset in the page */
-};
-
-static const struct enable_case size4_bit0 = { .size = 4, .bit = 0, .offset = 0 };
-static const struct enable_case size4_bit7 = { .size = 4, .bit = 7, .offset = 8 };
-static const struct enable_case size4_bit31 = { .size = 4, .bit = 31, .offset = 16 };
-/* Not 64-bit aligned: upstream 6.6 "Align set_bit() address for all archs" */
-static const struct enable_case size4_off4_bit0 = { .size = 4, .bit = 0, .offset = 4 };
-static const struct enable_case size4_off4_bit17 = { .size = 4, .bit = 17, .offset = 20 };
-static const struct enable_case size4_off4_bit31 = { .size = 4, .bit = 31, .offset = 12 };
-static const struct enable_case size8_bit0 = { .size = 8, .bit = 0, .offset = 0 };
-static const struct enable_case size8_bit31 = { .size = 8, .bit = 31, .offset = 8 };
-static const struct enable_case size8_bit32 = { .size = 8, .bit = 32, .offset = 16 };
-static const struct enable_case size8_bit63 = { .size = 8, .bit = 63, .offset = 24 };
-
-/* An event per test and case, its word set up, then test() */
-static void run_case(struct __test_metadata *_metadata, struct _test_data_enable *self,
-		     const struct enable_case *variant,
-		     void (*test)(struct __test_metadata *_metadata, struct _test_data_enable *self,
-				  const struct enable_case *variant))
+/*
+ * For every enable size and bit: registration leaves the word alone; three rounds of enable,
+ * disable; the words on either side untouched
+ */
+TEST_F(enable, toggle_every_size_and_bit)
 {
-	self->val = self->page + variant->offset;
-	self->other = FILLER64 & (variant->size == 8 ? ~0ull : 0xffffffffull) &
-		      ~(1ull << variant->bit);
-	snprintf(self->name, sizeof(self->name), "uet_en_%s_%d_%d_%d", _metadata->name,
-		 variant->size, variant->bit, variant->offset);
-	snprintf(self->cmd, sizeof(self->cmd), "%s u32 a", self->name);
-	if (variant->size == 8)
-		*(__u64 *)self->val = self->other;
-	else
-		*(__u32 *)self->val = self->other;
-	test(_metadata, self, variant);
-}
+	struct ue_en_word w;
+	__u32 *left, *right;
+	int i, round;
 
-/* Registration leaves the word alone; three rounds of enable, disable; neighbours untouched */
-static void toggle(struct __test_metadata *_metadata, struct _test_data_enable *self,
-		   const struct enable_case *variant)
-{
-	__u32 *left = (__u32 *)self->val - 1, *right = (__u32 *)(self->val + variant->size);
-	int round;
-
-	if (variant->offset)
+	for (i = 0; i < UE_EN_CASES; i++) {
+		ue_en_case(&w, self->page + UE_EN_CASE_SPAN, i, "uet_en_toggle", "u32 a");
+		left = (__u32 *)w.val - 1;
+		right = (__u32 *)(w.val + w.size);
 		*left = 0x5555aaaa;
-	*right = 0xaaaa5555;
-	reg_check(_metadata, &self->t, self->cmd, self->val, variant->size, variant->bit,
-		  self->other);
-	for (round = 0; round < 6; round++) {
-		flip(_metadata, &self->t, self->name, !(round & 1), self->val, variant->size,
-		     variant->bit, self->other);
-		if (variant->offset)
-			EXPECT_EQ(0x5555aaaa, *left);
-		EXPECT_EQ(0xaaaa5555, *right);
+		*right = 0xaaaa5555;
+		reg_check(_metadata, &self->t, w.cmd, w.val, w.size, w.bit, w.other);
+		for (round = 0; round < 6; round++) {
+			flip(_metadata, &self->t, w.name, !(round & 1), w.val, w.size, w.bit,
+			     w.other);
+			EXPECT_EQ(0x5555aaaa, *left) TH_LOG("%s", w.name);
+			EXPECT_EQ(0xaaaa5555, *right) TH_LOG("%s", w.name);
+		}
 	}
 }
 
-/* A registration while the event is enabled (registered elsewhere) sees the bit at once */
-static void register_while_enabled(struct __test_metadata *_metadata,
-				   struct _test_data_enable *self,
-				   const struct enable_case *variant)
+/*
+ * For every enable size and bit: a registration while the event is enabled (registered
+ * elsewhere) sees the bit at once
+ */
+TEST_F(enable, register_while_enabled_every_size_and_bit)
 {
-	snprintf(self->cmd, sizeof(self->cmd), "%s u64 a", self->name);
-	ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page + 512, self->cmd, self->name, 0, NULL));
-	reg_check(_metadata, &self->t, self->cmd, self->val, variant->size, variant->bit,
-		  self->other | 1ull << variant->bit);
-	flip(_metadata, &self->t, self->name, false, self->val, variant->size, variant->bit,
-	     self->other);
-}
+	struct ue_en_word w;
+	int i;
 
-/* Unregistering clears the bit of an enabled event and stops updates; the bit is free again */
-static void unreg_clears(struct __test_metadata *_metadata, struct _test_data_enable *self,
-			 const struct enable_case *variant)
-{
-	__u32 *sentinel = (__u32 *)(self->page + 512);
-	int size = variant->size, bit = variant->bit;
-
-	ASSERT_EQ(0, ue_reg(self->t.fd, self->cmd, self->val, size, bit, 0, NULL));
-	flip(_metadata, &self->t, self->name, true, self->val, size, bit, self->other);
-	ASSERT_EQ(0, ue_unreg(self->t.fd, self->val, bit));
-	EXPECT_EQ(self->other, word_read(self->val, size));
-	/* toggle; the sentinel's bit shows the kernel has done its updates */
-	ASSERT_EQ(0, ue_set_enable(UE_SYS, self->name, false));
-	ASSERT_EQ(0, ue_track_reg(&self->t, self->cmd, sentinel, 4, 0, NULL));
-	ASSERT_EQ(0, ue_set_enable(UE_SYS, self->name, true));
-	ASSERT_TRUE(ue_wait_bit(sentinel, 4, 0, true));
-	EXPECT_EQ(self->other, word_read(self->val, size));
-	reg_check(_metadata, &self->t, self->cmd, self->val, size, bit, self->other | 1ull << bit);
-}
-
-TEST_F(enable, toggle_size4_bit0)
-{
-	run_case(_metadata, self, &size4_bit0, toggle);
-}
-
-TEST_F(enable, toggle_size4_bit7)
-{
-	run_case(_metadata, self, &size4_bit7, toggle);
-}
-
-TEST_F(enable, toggle_size4_bit31)
-{
-	run_case(_metadata, self, &size4_bit31, toggle);
-}
-
-TEST_F(enable, toggle_size4_off4_bit0)
-{
-	run_case(_metadata, self, &size4_off4_bit0, toggle);
-}
-
-TEST_F(enable, toggle_size4_off4_bit17)
-{
-	run_case(_metadata, self, &size4_off4_bit17, toggle);
-}
-
-TEST_F(enable, toggle_size4_off4_bit31)
-{
-	run_case(_metadata, self, &size4_off4_bit31, toggle);
-}
-
-TEST_F(enable, toggle_size8_bit0)
-{
-	run_case(_metadata, self, &size8_bit0, toggle);
-}
-
-TEST_F(enable, toggle_size8_bit31)
-{
-	run_case(_metadata, self, &size8_bit31, toggle);
-}
-
-TEST_F(enable, toggle_size8_bit32)
-{
-	run_case(_metadata, self, &size8_bit32, toggle);
-}
-
-TEST_F(enable, toggle_size8_bit63)
-{
-	run_case(_metadata, self, &size8_bit63, toggle);
-}
-
-TEST_F(enable, register_while_enabled_size4_bit0)
-{
-	run_case(_metadata, self, &size4_bit0, register_while_enabled);
-}
-
-TEST_F(enable, register_while_enabled_size4_bit7)
-{
-	run_case(_metadata, self, &size4_bit7, register_while_enabled);
-}
-
-TEST_F(enable, register_while_enabled_size4_bit31)
-{
-	run_case(_metadata, self, &size4_bit31, register_while_enabled);
-}
-
-TEST_F(enable, register_while_enabled_size4_off4_bit0)
-{
-	run_case(_metadata, self, &size4_off4_bit0, register_while_enabled);
-}
-
-TEST_F(enable, register_while_enabled_size4_off4_bit17)
-{
-	run_case(_metadata, self, &size4_off4_bit17, register_while_enabled);
-}
-
-TEST_F(enable, register_while_enabled_size4_off4_bit31)
-{
-	run_case(_metadata, self, &size4_off4_bit31, register_while_enabled);
-}
-
-TEST_F(enable, register_while_enabled_size8_bit0)
-{
-	run_case(_metadata, self, &size8_bit0, register_while_enabled);
-}
-
-TEST_F(enable, register_while_enabled_size8_bit31)
-{
-	run_case(_metadata, self, &size8_bit31, register_while_enabled);
-}
-
-TEST_F(enable, register_while_enabled_size8_bit32)
-{
-	run_case(_metadata, self, &size8_bit32, register_while_enabled);
-}
-
-TEST_F(enable, register_while_enabled_size8_bit63)
-{
-	run_case(_metadata, self, &size8_bit63, register_while_enabled);
-}
-
-TEST_F(enable, unreg_clears_size4_bit0)
-{
-	run_case(_metadata, self, &size4_bit0, unreg_clears);
-}
-
-TEST_F(enable, unreg_clears_size4_bit7)
-{
-	run_case(_metadata, self, &size4_bit7, unreg_clears);
-}
-
-TEST_F(enable, unreg_clears_size4_bit31)
-{
-	run_case(_metadata, self, &size4_bit31, unreg_clears);
-}
-
-TEST_F(enable, unreg_clears_size4_off4_bit0)
-{
-	run_case(_metadata, self, &size4_off4_bit0, unreg_clears);
-}
-
-TEST_F(enable, unreg_clears_size4_off4_bit17)
-{
-	run_case(_metadata, self, &size4_off4_bit17, unreg_clears);
-}
-
-TEST_F(enable, unreg_clears_size4_off4_bit31)
-{
-	run_case(_metadata, self, &size4_off4_bit31, unreg_clears);
-}
-
-TEST_F(enable, unreg_clears_size8_bit0)
-{
-	run_case(_metadata, self, &size8_bit0, unreg_clears);
-}
-
-TEST_F(enable, unreg_clears_size8_bit31)
-{
-	run_case(_metadata, self, &size8_bit31, unreg_clears);
-}
-
-TEST_F(enable, unreg_clears_size8_bit32)
-{
-	run_case(_metadata, self, &size8_bit32, unreg_clears);
-}
-
-TEST_F(enable, unreg_clears_size8_bit63)
-{
-	run_case(_metadata, self, &size8_bit63, unreg_clears);
+	for (i = 0; i < UE_EN_CASES; i++) {
+		ue_en_case(&w, self->page + UE_EN_CASE_SPAN, i, "uet_en_rwe", "u64 a");
+		ASSERT_EQ(0, ue_reg_enabled(&self->t, self->page + 512, w.cmd, w.name, i, NULL))
+			TH_LOG("%s", w.name);
+		reg_check(_metadata, &self->t, w.cmd, w.val, w.size, w.bit,
+			  w.other | 1ull << w.bit);
+		flip(_metadata, &self->t, w.name, false, w.val, w.size, w.bit, w.other);
+	}
 }
 
 /*
@@ -308,12 +100,12 @@ TEST_F_TIMEOUT(enable, every_bit_both_sizes, 240)
 			snprintf(cmd, sizeof(cmd), "uet_en_every_%d_%d_%d u32 a", size, off, bit);
 			ASSERT_EQ(0, ue_reg(self->t.fd, cmd, pg + off, size, bit, 0, NULL));
 		}
-		EXPECT_EQ(0, word_read(pg + off, size));
+		EXPECT_EQ(0, ue_word_read(pg + off, size));
 		for (bit = 0; bit < size * 8; bit++) {
 			snprintf(name, sizeof(name), "uet_en_every_%d_%d_%d", size, off, bit);
 			ASSERT_EQ(0, ue_set_enable(UE_SYS, name, true));
 			ASSERT_TRUE(ue_wait_bit(pg + off, size, bit, true));
-			EXPECT_EQ(1ull << bit, word_read(pg + off, size))
+			EXPECT_EQ(1ull << bit, ue_word_read(pg + off, size))
 				TH_LOG("size %d bit %d", size, bit);
 			at = off + bit / 8;
 			if (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
@@ -325,7 +117,7 @@ TEST_F_TIMEOUT(enable, every_bit_both_sizes, 240)
 				TH_LOG("size %d bit %d: page byte %d is %#x", size, bit, i, pg[i]);
 			ASSERT_EQ(0, ue_set_enable(UE_SYS, name, false));
 			ASSERT_TRUE(ue_wait_bit(pg + off, size, bit, false));
-			EXPECT_EQ(0, word_read(pg + off, size));
+			EXPECT_EQ(0, ue_word_read(pg + off, size));
 		}
 		for (bit = 0; bit < size * 8; bit++)
 			ASSERT_EQ(0, ue_unreg(self->t.fd, self->page + off, bit));

@@ -347,6 +347,42 @@ bool ue_bit_set(const void *addr, int size, int bit)
 	return __atomic_load_n((const uint32_t *)addr, __ATOMIC_ACQUIRE) >> bit & 1;
 }
 
+__u64 ue_word_read(const void *addr, int size)
+{
+	if (size == 8)
+		return __atomic_load_n((const __u64 *)addr, __ATOMIC_ACQUIRE);
+	return __atomic_load_n((const __u32 *)addr, __ATOMIC_ACQUIRE);
+}
+
+const struct ue_en_case ue_en_cases[UE_EN_CASES] = {
+	{ .size = 4, .bit = 0, .offset = 0 },
+	{ .size = 4, .bit = 7, .offset = 8 },
+	{ .size = 4, .bit = 31, .offset = 16 },
+	{ .size = 4, .bit = 0, .offset = 4 },
+	{ .size = 4, .bit = 17, .offset = 20 },
+	{ .size = 4, .bit = 31, .offset = 12 },
+	{ .size = 8, .bit = 0, .offset = 0 },
+	{ .size = 8, .bit = 31, .offset = 8 },
+	{ .size = 8, .bit = 32, .offset = 16 },
+	{ .size = 8, .bit = 63, .offset = 24 },
+};
+
+void ue_en_case(struct ue_en_word *w, char *base, int i, const char *prefix, const char *fields)
+{
+	const struct ue_en_case *c = &ue_en_cases[i];
+
+	w->val = base + i * UE_EN_CASE_SPAN + c->offset;
+	w->size = c->size;
+	w->bit = c->bit;
+	w->other = UE_FILLER64 & (c->size == 8 ? ~0ull : 0xffffffffull) & ~(1ull << c->bit);
+	if (c->size == 8)
+		*(__u64 *)w->val = w->other;
+	else
+		*(__u32 *)w->val = w->other;
+	snprintf(w->name, sizeof(w->name), "%s_%d", prefix, i);
+	snprintf(w->cmd, sizeof(w->cmd), "%s %s", w->name, fields);
+}
+
 bool ue_wait_bit(const void *addr, int size, int bit, bool want)
 {
 	return UE_POLL(ue_bit_set(addr, size, bit) == want, UE_WAIT_SECS, 0);

@@ -84,8 +84,35 @@ int ue_del(int fd, const char *name);
 int ue_del_name(const char *name);
 ssize_t ue_emit(int fd, __u32 idx, const void *payload, size_t len);
 bool ue_bit_set(const void *addr, int size, int bit);
+/* The enable word of @size bytes at @addr, read as the program reads it */
+__u64 ue_word_read(const void *addr, int size);
 /* The waits poll for at most UE_WAIT_SECS: false on timeout */
 bool ue_wait_bit(const void *addr, int size, int bit, bool want);
+
+/*
+ * The enable sizes and bits a test of the enable word runs for, each at its own offset in a
+ * UE_EN_CASE_SPAN-byte block (some 4-byte words not 64-bit aligned: upstream 6.6 "Align
+ * set_bit() address for all archs").  ue_en_case() sets @w up for case @i: its word in the
+ * @i-th block at @base (UE_EN_CASE_SPAN aligned), its other bits those of UE_FILLER64 so that a
+ * stray write shows; the event @prefix_@i, registered as "@prefix_@i @fields".
+ */
+struct ue_en_case {
+	int size, bit, offset;	/* enable_size, enable_bit, offset in the block */
+};
+
+#define UE_EN_CASES	10
+#define UE_EN_CASE_SPAN	32
+#define UE_FILLER64	0xa5c3f00f5aa53cc3ull
+extern const struct ue_en_case ue_en_cases[UE_EN_CASES];
+
+struct ue_en_word {
+	char *val;		/* the word */
+	int size, bit;
+	__u64 other;		/* the word with the case's bit clear */
+	char name[64], cmd[96];
+};
+
+void ue_en_case(struct ue_en_word *w, char *base, int i, const char *prefix, const char *fields);
 
 /*
  * A payload built field by field in the order of the event's command: ue_rec_init(), a call per

@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * user_events ABI: DIAG_IOCSUNREG, unregistering an enable word; enable_test's unreg_clears_*
- * check that it clears the bit for every enable size and bit.
- */
+/* user_events ABI: DIAG_IOCSUNREG, unregistering an enable word */
 #include "../kselftest_harness.h"
 #include "ue_util.h"
 
@@ -128,6 +125,41 @@ TEST_F(unreg, unregister_clears_bit)
 	ASSERT_EQ(0, ue_unreg(fd, word, 9));
 	EXPECT_EQ(0x5, __atomic_load_n(word, __ATOMIC_ACQUIRE));
 	close(fd);
+}
+
+/*
+ * For every enable size and bit: unregistering clears the bit of an enabled event and stops
+ * its updates; the bit is free for a registration again
+ */
+TEST_F(unreg, clears_every_size_and_bit)
+{
+	__u32 *sentinel = (__u32 *)(self->page + 512);
+	struct ue_en_word w;
+	int i;
+
+	if (!ue_setup_more(_metadata, &self->flags, UE_ROOT))
+		return;
+	for (i = 0; i < UE_EN_CASES; i++) {
+		ue_en_case(&w, self->page + UE_EN_CASE_SPAN, i, "uet_un_clears", "u32 a");
+		ASSERT_EQ(0, ue_reg(self->t.fd, w.cmd, w.val, w.size, w.bit, 0, NULL));
+		ASSERT_EQ(0, ue_track_enable(&self->t, UE_SYS, w.name));
+		ASSERT_TRUE(ue_wait_bit(w.val, w.size, w.bit, true)) TH_LOG("case %d", i);
+		EXPECT_EQ(w.other | 1ull << w.bit, ue_word_read(w.val, w.size))
+			TH_LOG("case %d", i);
+		ASSERT_EQ(0, ue_unreg(self->t.fd, w.val, w.bit));
+		EXPECT_EQ(w.other, ue_word_read(w.val, w.size)) TH_LOG("case %d", i);
+		/* toggle; the sentinel's bit shows the kernel has done its updates */
+		ASSERT_EQ(0, ue_set_enable(UE_SYS, w.name, false));
+		ASSERT_EQ(0, ue_track_reg(&self->t, w.cmd, sentinel, 4, i, NULL));
+		ASSERT_EQ(0, ue_set_enable(UE_SYS, w.name, true));
+		ASSERT_TRUE(ue_wait_bit(sentinel, 4, i, true));
+		EXPECT_EQ(w.other, ue_word_read(w.val, w.size)) TH_LOG("case %d", i);
+		/* the bit is free again */
+		ASSERT_EQ(0, ue_track_reg(&self->t, w.cmd, w.val, w.size, w.bit, NULL));
+		ASSERT_TRUE(ue_wait_bit(w.val, w.size, w.bit, true));
+		EXPECT_EQ(w.other | 1ull << w.bit, ue_word_read(w.val, w.size))
+			TH_LOG("case %d", i);
+	}
 }
 
 TEST_HARNESS_MAIN
