@@ -17,8 +17,11 @@ name only:
    the UCOUNT_ENTRY names of workbench/patches/0002-*.patch, upstream's
    user_events_max, and any .procname of the base tree's kernel/.
 
-The kernel documentation (Documentation/) names no workbench/ path and no
-test program: it describes the kernel, not this tree's tests.
+The kernel documentation (Documentation/) names no workbench/ path.
+Documentation/trace/user_events.rst names test programs only in the
+"Tested by" paragraph that ends each of its sections (the Overview
+aside; a subsection may have its own), and each selftest
+program of ours (upstream's four aside) is named by exactly one section.
 
 It also checks that the README's figures summary, between its
 bench-summary markers, is what workbench/bench/report.py --summary makes
@@ -40,6 +43,53 @@ TEST_RE = re.compile(r"(?<![\w.-])([a-z][a-z0-9_]*_test)\b")
 MAKE_RE = re.compile(r'\bmake ([a-z][a-z0-9_-]*)\b')
 SYSCTL_RE = re.compile(r'/proc/sys/(?:kernel|user|vm|fs)/([a-z][a-z0-9_]*)|'
                        r'\bkernel\.([a-z][a-z0-9]*_[a-z0-9_]*)\b')
+
+
+USER_DOC = 'Documentation/trace/user_events.rst'
+HEADING_RE = re.compile(r'^(\S.*)\n(=+|-+)$', re.M)
+
+
+def is_title(text, m):
+    """Is heading @m the document's title (overlined as underlined)?"""
+    over = text[:m.start()].rstrip('\n').rsplit('\n', 1)[-1]
+    return bool(over) and set(over) == {m.group(2)[0]}
+
+
+def tested_by(text, ours):
+    """What is wrong with the "Tested by" paragraphs of USER_DOC"""
+    bad, named = [], {}
+    heads = [m for m in HEADING_RE.finditer(text)
+             if len(m.group(2)) >= len(m.group(1))]
+    for k, m in enumerate(heads):
+        title = m.group(1)
+        if is_title(text, m):
+            continue  # checked with the preamble
+        end = heads[k + 1].start() if k + 1 < len(heads) else len(text)
+        paras = re.split(r'\n\s*\n', text[m.end():end])
+        paras = [p for p in paras if p.strip()]
+        said = [p for p in paras if p.startswith('Tested by ')]
+        if said and paras[-1] is not said[-1]:
+            bad.append(f'{USER_DOC}: "{title}": its Tested by paragraph is '
+                       f'not its last')
+        for p in paras:
+            if TEST_RE.search(p) and not p.startswith('Tested by '):
+                bad.append(f'{USER_DOC}: "{title}" names a test program '
+                           f'outside its Tested by paragraph')
+        if len(said) > 1 or (not said and m.group(2)[0] == '=' and
+                             title != 'Overview'):
+            bad.append(f'{USER_DOC}: "{title}" has {len(said)} Tested by '
+                       f'paragraphs, not 1')
+        for t in TEST_RE.findall(' '.join(said)):
+            named.setdefault(t, set()).add(title)
+    first = min([m.start() for m in heads if not is_title(text, m)] or
+                [len(text)])
+    if TEST_RE.search(text[:first]):
+        bad.append(f'{USER_DOC}: the preamble names a test program')
+    for t in sorted(ours):
+        if len(named.get(t, ())) != 1:
+            bad.append(f'{USER_DOC}: {t} is named by {len(named.get(t, ()))} '
+                       f'sections, not 1')
+    return bad
 
 
 def code_of(name, text):
@@ -128,6 +178,11 @@ def main():
                                     'user_events/*_test.c')) +
              glob.glob(os.path.join(repo, 'tools/lib/user_events/tests/'
                                     '*_test.c'))}
+    upstream = re.search(r'^UE_UPSTREAM_ALL := (.*)$', open(os.path.join(
+        repo, 'tools/testing/selftests/user_events/Makefile')).read(),
+        re.M).group(1).split()
+    ours = {os.path.basename(p)[:-2] for p in glob.glob(os.path.join(
+        repo, 'tools/testing/selftests/user_events/*_test.c'))} - set(upstream)
     known_sysctls = sysctls(repo, a.pristine)
     listed = base_files(a.pristine, a.cache)
     if listed == set():
@@ -158,9 +213,12 @@ def main():
                     bad.append(f'{where}: no sysctl {s}')
         if doc.startswith('Documentation/'):
             for n, line in enumerate(text.split('\n'), 1):
-                if re.search(r'\bworkbench/', line) or TEST_RE.search(line):
+                if re.search(r'\bworkbench/', line) or (
+                        doc != USER_DOC and TEST_RE.search(line)):
                     bad.append(f'{doc}:{n}: names the workbench or a test '
                                f'program: {line.strip()}')
+        if doc == USER_DOC:
+            bad += tested_by(text, ours)
         for t in MAKE_RE.findall(code):
             if t not in targets:
                 bad.append(f'{doc}: no make target "{t}"')
