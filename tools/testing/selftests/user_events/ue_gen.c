@@ -362,30 +362,14 @@ static void ue_gen_follow(struct ue_gen_field *f, char c)
  */
 int ue_gen_fields(struct ue_gen *g, struct ue_gen_buf *b, struct ue_gen_field *gf)
 {
+	/* how many: none, 1-3, 3-8, 9-28, 60-67, 63-66 (the most and beyond), by weight */
 	static const int w[] = { 15, 45, 25, 10, 3, 2 };
+	static const int from[] = { 0, 1, 3, 9, 60, 63 }, span[] = { 0, 3, 6, 20, 8, 4 };
 	const char *sep;
-	int n, i, j;
+	int n, i, j, k;
 
-	switch (ue_gen_pick(g, w, UE_GEN_N(w))) {
-	case 0:
-		n = 0;
-		break;
-	case 1:
-		n = 1 + ue_gen_rnd(g, 3);
-		break;
-	case 2:
-		n = 3 + ue_gen_rnd(g, 6);
-		break;
-	case 3:
-		n = 9 + ue_gen_rnd(g, 20);
-		break;
-	case 4:
-		n = 60 + ue_gen_rnd(g, 8);
-		break;
-	default:
-		n = 63 + ue_gen_rnd(g, 4);
-		break;
-	}
+	k = ue_gen_pick(g, w, UE_GEN_N(w));
+	n = from[k] + ue_gen_rnd(g, span[k]);
 	if (n > UE_GEN_FIELDS_MAX)
 		n = UE_GEN_FIELDS_MAX;
 	for (i = 0; i < n; i++) {
