@@ -926,11 +926,18 @@ static int uel_emit(const struct ue_event *e, const struct ue_value *vals,
 	return writev(e->fd, iov, n) < 0 ? -errno : 0;
 }
 
-/* The arguments of ue_write() or ue_batch_add() after @e, in @vals. */
-static void uel_args(const struct ue_event *e, va_list ap,
-		     struct ue_value *vals)
+/*
+ * The arguments of ue_write() or ue_batch_add() after @e, in @ap, emitted
+ * as uel_emit() does.
+ */
+static int uel_emit_args(const struct ue_event *e, va_list ap,
+			 struct ue_batch *b)
 {
+	struct ue_value vals[UEL_FIELDS_MAX];
 	unsigned int i;
+
+	if (e->raw_only)
+		return -EOPNOTSUPP;
 
 	for (i = 0; i < e->nfields; i++) {
 		const struct uel_field *f = &e->fields[i];
@@ -954,6 +961,7 @@ static void uel_args(const struct ue_event *e, va_list ap,
 			break;
 		}
 	}
+	return uel_emit(e, vals, b);
 }
 
 UEL_EXPORT int ue_write_values(const struct ue_event *e,
@@ -968,19 +976,15 @@ UEL_EXPORT int ue_write_values(const struct ue_event *e,
 
 UEL_EXPORT int ue_write(const struct ue_event *e, ...)
 {
-	struct ue_value vals[UEL_FIELDS_MAX];
 	va_list ap;
+	int ret;
 
 	if (!e)
 		return -EINVAL;
-	if (e->raw_only)
-		return -EOPNOTSUPP;
-
 	va_start(ap, e);
-	uel_args(e, ap, vals);
+	ret = uel_emit_args(e, ap, NULL);
 	va_end(ap);
-
-	return uel_emit(e, vals, NULL);
+	return ret;
 }
 
 /* The write index, then the caller's @iovcnt vectors, in @v (IOV_MAX). */
@@ -1118,21 +1122,16 @@ static int uel_batch_put(struct ue_batch *b, const struct iovec *iov,
 
 UEL_EXPORT int ue_batch_add(struct ue_batch *b, const struct ue_event *e, ...)
 {
-	struct ue_value vals[UEL_FIELDS_MAX];
 	va_list ap;
 	int ret;
 
 	ret = uel_batch_check(b, e);
 	if (ret)
 		return ret;
-	if (e->raw_only)
-		return -EOPNOTSUPP;
-
 	va_start(ap, e);
-	uel_args(e, ap, vals);
+	ret = uel_emit_args(e, ap, b);
 	va_end(ap);
-
-	return uel_emit(e, vals, b);
+	return ret;
 }
 
 UEL_EXPORT int ue_batch_add_values(struct ue_batch *b,
