@@ -3831,6 +3831,15 @@ static const struct file_operations uev_data_fops = {
  * user_events_status
  */
 
+/*
+ * Does a reader of user_events_status or user_events_loss in @g's namespace
+ * see @ev?  Not one whose last tracer just left: it is as good as gone.
+ */
+static bool uev_event_shown(struct user_event *ev, struct uev_group *g)
+{
+	return ev->group == g && !uev_event_reaped(ev);
+}
+
 /* The events of the reader's namespace. */
 static int uev_status_show(struct seq_file *m, void *unused)
 {
@@ -3841,8 +3850,7 @@ static int uev_status_show(struct seq_file *m, void *unused)
 	mutex_lock(&event_mutex);
 	g = uev_group_find(m->file->f_cred->user_ns);
 	hash_for_each(uev_table, bkt, ev, node) {
-		/* one whose last tracer just left is as good as gone */
-		if (ev->group != g || uev_event_reaped(ev))
+		if (!uev_event_shown(ev, g))
 			continue;
 		active++;
 		seq_puts(m, ev->tp_name);
@@ -3894,7 +3902,7 @@ static int uev_loss_show(struct seq_file *m, void *unused)
 	hash_for_each(uev_table, bkt, ev, node) {
 		struct user_loss loss = {};
 
-		if (ev->group != g || uev_event_reaped(ev))
+		if (!uev_event_shown(ev, g))
 			continue;
 		uev_loss_read(ev, &loss);
 		seq_printf(m, "%s written %llu ftrace %llu perf %llu fault %llu size %llu\n",
