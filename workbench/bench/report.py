@@ -180,6 +180,7 @@ SUMMARY = [
     ("3", "write(), 8-byte payload, perf"),
     ("12", "DIAG_IOCSBATCH, 32 8-byte records per call, ftrace, per record, ours over"),
     ("12", "DIAG_IOCSBATCH, 8 8-byte records per call, ftrace, per record, ours over"),
+    ("12", "io_uring, 32 8-byte writes per io_uring_enter(), ftrace, per record |"),
     ("4", "uprobe (USDT nop) hit"),
     ("13", "prctl(PR_SET_NAME), TRACE_EVENT() task:task_rename, ftrace |"),
     ("6", "DIAG_IOCSREG + DIAG_IOCSUNREG"),
