@@ -87,7 +87,6 @@ TEST_F(status, used_by_perf)
 /* An event ftrace holds stays after its users until ftrace lets go, then goes at once */
 TEST_F(status, tracer_held_event_leaves_with_tracer)
 {
-	struct timespec start;
 	int fd = ue_open_data();
 
 	ASSERT_LE(0, fd);
@@ -99,11 +98,8 @@ TEST_F(status, tracer_held_event_leaves_with_tracer)
 	expect_line(_metadata, "uet_st_held", "uet_st_held # Used by ftrace");
 	ASSERT_EQ(0, ue_set_enable(UE_SYS, "uet_st_held", false));
 	expect_line(_metadata, "uet_st_held", "");
-	/* removed by a work item, with nobody asking: however loaded the machine, soon */
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	while (ue_event_exists(UE_SYS, "uet_st_held") && ue_elapsed(&start) < 30.0)
-		usleep(10000);
-	EXPECT_FALSE(ue_event_exists(UE_SYS, "uet_st_held"));
+	/* removed by a work item, with nobody asking: soon */
+	EXPECT_TRUE(ue_wait_gone(UE_SYS, "uet_st_held"));
 	EXPECT_EQ(-ENOENT, ue_del_name("uet_st_held"));
 }
 

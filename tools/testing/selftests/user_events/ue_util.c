@@ -340,18 +340,16 @@ ssize_t ue_emit(int fd, __u32 idx, const void *payload, size_t len)
 	return ret < 0 ? -errno : ret;
 }
 
-bool ue_bit_set(const void *addr, int size, int bit)
-{
-	if (size == 8)
-		return __atomic_load_n((const uint64_t *)addr, __ATOMIC_ACQUIRE) >> bit & 1;
-	return __atomic_load_n((const uint32_t *)addr, __ATOMIC_ACQUIRE) >> bit & 1;
-}
-
 __u64 ue_word_read(const void *addr, int size)
 {
 	if (size == 8)
 		return __atomic_load_n((const __u64 *)addr, __ATOMIC_ACQUIRE);
 	return __atomic_load_n((const __u32 *)addr, __ATOMIC_ACQUIRE);
+}
+
+bool ue_bit_set(const void *addr, int size, int bit)
+{
+	return ue_word_read(addr, size) >> bit & 1;
 }
 
 const struct ue_en_case ue_en_cases[UE_EN_CASES] = {
