@@ -426,17 +426,13 @@ TEST_F_TIMEOUT(loss, ftrace_full_exact, 120)
 	static const char * const names[] = { "uet_ls_fa", "uet_ls_fb" };
 	struct ls_payload p = { 0 };
 	__u64 n[2] = { 0, 0 };
-	int cpu = sched_getcpu(), i, held[2], failed = 0;
+	int cpu = ue_pin_cpu(false), i, held[2], failed = 0;
 	long long total, dropped;
 	char cmd[96];
-	cpu_set_t set;
 	__u32 idx[2];
 	long size;
 
 	ASSERT_LE(0, cpu);
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
 	size = ls_instance(_metadata, self, "4");
 	for (i = 0; i < 2; i++) {
 		snprintf(cmd, sizeof(cmd), "%s u32 seq; char[%d] pad", names[i], LS_PAD);

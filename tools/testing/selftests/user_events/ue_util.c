@@ -145,6 +145,23 @@ double ue_elapsed(const struct timespec *start)
 	return ue_now() - (start->tv_sec + start->tv_nsec / 1e9);
 }
 
+int ue_pin_cpu(bool rt)
+{
+	struct sched_param param = { .sched_priority = 1 };
+	int cpu = sched_getcpu();
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return -errno;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return -errno;
+	if (rt)
+		sched_setscheduler(0, SCHED_FIFO, &param);
+	return cpu;
+}
+
 /* In a child: own a vhost-net device, register @cmd, exit with both open (ue_vhost_round()) */
 static int vhost_owner(const char *cmd, uid_t uid)
 {
