@@ -3833,7 +3833,8 @@ static const struct file_operations uev_data_fops = {
 
 /*
  * Does a reader of user_events_status or user_events_loss in @g's namespace
- * see @ev?  Not one whose last tracer just left: it is as good as gone.
+ * see @ev?  Not one whose last tracer just left: it is as good as gone
+ * (dynamic_events does not list it either).
  */
 static bool uev_event_shown(struct user_event *ev, struct uev_group *g)
 {
@@ -3950,12 +3951,16 @@ static int uev_dyn_create(const char *raw)
 
 /*
  * Listed by its name: multi-format versions all show the same one. Events
- * of other namespaces are prefixed with their system.
+ * of other namespaces are prefixed with their system. As in
+ * user_events_status, one whose last tracer just left is not listed.
+ * Called under event_mutex (dyn_event_seq_start()).
  */
 static int uev_dyn_show(struct seq_file *m, struct dyn_event *dev)
 {
 	struct user_event *ev = uev_from_dyn(dev);
 
+	if (uev_event_reaped(ev))
+		return 0;
 	seq_puts(m, USER_EVENTS_PREFIX);
 	if (ev->group != &uev_init_group)
 		seq_printf(m, "%s/", ev->group->system);

@@ -222,6 +222,40 @@ TEST_F(persist, retry_without_flags)
 	}
 }
 
+/*
+ * An unused event that a tracer kept goes with the tracer: from the moment the tracer has
+ * detached, user_events_status and dynamic_events agree on it, then its directory goes.  The
+ * test keeps to one CPU at real-time priority, so that work the detach queued there cannot run
+ * before both are read.
+ */
+TEST_F(persist, unused_goes_with_last_tracer)
+{
+	const char *name = "uet_pe_tracer";
+	bool in_status, in_dyn;
+	char line[256];
+	int fd, perf;
+	__u32 idx;
+
+	ASSERT_LE(0, ue_pin_cpu(true));
+	fd = ue_open_data();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ue_reg(fd, "uet_pe_tracer u32 a", self->page, 4, 0, 0, &idx));
+	perf = ue_perf_open(ue_event_id(UE_SYS, name), false);
+	ASSERT_LE(0, perf);
+	ASSERT_EQ(0, ue_unreg(fd, self->page, 0));
+	close(fd);
+	EXPECT_TRUE(ue_status_line(name, line, sizeof(line)));
+	EXPECT_TRUE(ue_dyn_line(name, line, sizeof(line)));
+	close(perf);
+	in_status = ue_status_line(name, line, sizeof(line));
+	in_dyn = ue_dyn_line(name, line, sizeof(line));
+	EXPECT_EQ(in_status, in_dyn);
+	EXPECT_TRUE(ue_wait_gone(UE_SYS, name));
+	EXPECT_FALSE(ue_status_line(name, line, sizeof(line)));
+	EXPECT_FALSE(ue_dyn_line(name, line, sizeof(line)));
+	EXPECT_EQ(-ENOENT, ue_del_name(name));
+}
+
 /* Upstream 6.4 freed the fields before a delete that failed: use the event after each */
 TEST_F(persist, fields_kept_when_delete_fails)
 {
