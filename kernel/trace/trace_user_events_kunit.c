@@ -244,6 +244,12 @@ static const struct uev_match_case uev_match_cases[] = {
 	{ "e u32 a", "u32; a", false },
 	{ "e __data_loc char[] a; u32 b", "__data_loc char[] a;u32 b", true },
 	{ "e u32 a; u32 b", "u32 a u32 b", false },
+	/* an empty name is an empty word, which only the field's ';' ends */
+	{ "e __data_loc f1 ; u32 b", "__data_loc f1 ; u32 b", true },
+	{ "e __data_loc f1 ; u32 b", "__data_loc f1; u32 b", false },
+	{ "e __data_loc f1 ; u32 b", "__data_loc f1 u32 b", false },
+	{ "e u32 a; __data_loc f1 ", "u32 a; __data_loc f1", false },
+	{ "e u32 a; __data_loc f1 ", "u32 a; __data_loc f1 ;", true },
 };
 
 static void uev_match_desc(const struct uev_match_case *c, char *desc)

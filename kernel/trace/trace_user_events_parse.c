@@ -370,20 +370,22 @@ static bool uev_word_is(const char *word, const char *tok, size_t len,
 /*
  * Match the canonical words of @text (separated by single spaces) with the
  * words from argv[*@i] on, moving *@i past them; @text ends its field if
- * @ends.
+ * @ends. Every space separates two words, so an empty @text is one empty
+ * word: no word is empty, but the ';' that ends the field matches it.
  */
 static bool uev_words_match(const char *text, bool ends, int argc,
 			    const char **argv, int *i)
 {
 	const char *end;
 
-	for (; *text; text = *end ? end + 1 : end) {
+	do {
 		end = strchrnul(text, ' ');
 		if (*i >= argc ||
 		    !uev_word_is(argv[*i], text, end - text, ends && !*end))
 			return false;
 		(*i)++;
-	}
+		text = end + 1;
+	} while (*end);
 	return true;
 }
 
@@ -422,7 +424,9 @@ static bool uev_field_match(const struct uev_field *f, int argc,
  * words (its type's, its name and, for a struct, its size), the last one
  * with the ';'. So "u32 a;u32 b", split as "u32 a; u32 b", matches an
  * event of those two fields, and so does "u32 a; u32 b;", but not "u32 a
- * u32 b". No words match an event without fields.
+ * u32 b". No words match an event without fields. This is the words,
+ * joined by single spaces, compared with each field's text: "TYPE NAME",
+ * "struct X NAME SIZE", and the ';' if the words had one.
  *
  * Return: true when every field is matched and no word is left over.
  */
