@@ -1474,27 +1474,22 @@ out:
 static struct uev_faults *uev_faults_get(struct user_event_mm *uemm,
 					 unsigned long addr)
 {
-	struct uev_faults *faults = READ_ONCE(uemm->faults), *old;
+	struct uev_faults *cur = READ_ONCE(uemm->faults);
+	struct uev_faults *faults __free(kfree) = NULL;
 
-	if (faults)
-		return faults;
+	if (cur)
+		return cur;
 	/* not charged to whoever first waits: often a tracer, not the owner */
-	faults = kmalloc(sizeof(*faults), GFP_KERNEL);
-	if (!faults)
-		return NULL;
-	xa_init(&faults->words);
-	faults->base = addr;
-	faults->delay = 0;
-	faults->flags = 0;
-	INIT_DELAYED_WORK(&faults->work, uev_fault_work);
-	faults->uemm = uemm;
-	/* Full barrier: the structure is initialised before it is seen. */
-	old = cmpxchg(&uemm->faults, NULL, faults);
-	if (old) {
-		kfree(faults);
-		return old;
+	faults = kzalloc(sizeof(*faults), GFP_KERNEL);
+	if (faults) {
+		xa_init(&faults->words);
+		faults->base = addr;
+		INIT_DELAYED_WORK(&faults->work, uev_fault_work);
+		faults->uemm = uemm;
+		/* Full barrier: initialised before it is seen. */
+		cur = cmpxchg(&uemm->faults, NULL, faults) ?: no_free_ptr(faults);
 	}
-	return faults;
+	return cur;
 }
 
 /*
@@ -3299,24 +3294,18 @@ static int uev_reg_attach(struct uev_file *uf, struct user_event_mm *uemm,
 static struct uev_notify *uev_notify_get(struct uev_file *uf)
 {
 	/* Pairs with the cmpxchg() below: seen initialised. */
-	struct uev_notify *nt = smp_load_acquire(&uf->notify), *old;
+	struct uev_notify *cur = smp_load_acquire(&uf->notify);
+	struct uev_notify *nt __free(kfree) = NULL;
 
-	if (nt)
-		return nt;
-	nt = kmalloc(sizeof(*nt), GFP_KERNEL_ACCOUNT);
+	if (cur)
+		return cur;
+	nt = kzalloc(sizeof(*nt), GFP_KERNEL_ACCOUNT);
 	if (!nt)
 		return NULL;
 	init_waitqueue_head(&nt->wait);
-	atomic_long_set(&nt->changes, 0);
 	INIT_LIST_HEAD(&nt->watches);
-	nt->armed = false;
-	/* Full barrier: initialised before it is seen (pollers, readers). */
-	old = cmpxchg(&uf->notify, NULL, nt);
-	if (old) {
-		kfree(nt);
-		return old;
-	}
-	return nt;
+	/* Full barrier: initialised before pollers and readers see it. */
+	return cmpxchg(&uf->notify, NULL, nt) ?: no_free_ptr(nt);
 }
 
 /*
