@@ -214,6 +214,18 @@ static int write_mounts(const char *text)
 	return tfs_put(fd, text);
 }
 
+/* The counts of @l in @buf: "written ftrace perf fault size" */
+static const char *loss_text(const struct ue_loss *l, char *buf, size_t len)
+{
+	snprintf(buf, len, "%llu %llu %llu %llu %llu",
+		 (unsigned long long)l->written,
+		 (unsigned long long)l->lost_ftrace,
+		 (unsigned long long)l->lost_perf,
+		 (unsigned long long)l->lost_fault,
+		 (unsigned long long)l->lost_size);
+	return buf;
+}
+
 /* --------------------------------------------------------------------- */
 
 FIXTURE(lib) {
@@ -918,6 +930,7 @@ TEST_F(lib, loss)
 {
 	const char *tp = SYS "uet_lib_loss";
 	struct ue_loss l;
+	char text[128];
 	struct ue_event *e;
 	int ret;
 
@@ -936,11 +949,7 @@ TEST_F(lib, loss)
 	EXPECT_EQ(0, ue_write(e, 1u));
 	EXPECT_EQ(0, ue_write(e, 2u));
 	ASSERT_EQ(0, ue_event_loss(e, &l));
-	EXPECT_EQ(2, l.written);
-	EXPECT_EQ(0, l.lost_ftrace);
-	EXPECT_EQ(0, l.lost_perf);
-	EXPECT_EQ(0, l.lost_fault);
-	EXPECT_EQ(0, l.lost_size);
+	EXPECT_STREQ("2 0 0 0 0", loss_text(&l, text, sizeof(text)));
 	EXPECT_EQ(0, tfs_enable(tp, false));
 	EXPECT_EQ(0, ue_event_close(e));
 }
@@ -959,6 +968,20 @@ static bool kernel_has_batch(int fd)
 	return ioctl(fd, DIAG_IOCSBATCH, &b) == -1 && errno == EINVAL;
 }
 
+/*
+ * Add to @bt a record of @a or @b for each letter of @which ('a' or 'b'),
+ * its one u32 the values from @val on: 0, or the first failure.
+ */
+static int add_ab(struct ue_batch *bt, struct ue_event *a, struct ue_event *b,
+		  const char *which, uint32_t val)
+{
+	int ret = 0;
+
+	for (; *which && !ret; which++, val++)
+		ret = ue_batch_add(bt, *which == 'a' ? a : b, val);
+	return ret;
+}
+
 FIXTURE(batch) {
 	struct ue_session *s;
 	struct ue_batch *b;
@@ -970,19 +993,11 @@ FIXTURE_VARIANT(batch) {
 	bool no_batch;		/* play a kernel without DIAG_IOCSBATCH */
 };
 
-FIXTURE_VARIANT_ADD(batch, ioctl) {
-	.no_batch = false,
-};
-
-FIXTURE_VARIANT_ADD(batch, write) {
-	.no_batch = true,
-};
+FIXTURE_VARIANT_ADD(batch, ioctl) { .no_batch = false };
+FIXTURE_VARIANT_ADD(batch, write) { .no_batch = true };
 
 FIXTURE_SETUP(batch)
 {
-	self->s = NULL;
-	self->b = NULL;
-	self->asked = false;
 	if (!tfs_find())
 		SKIP(return, "user_events not available (CONFIG_USER_EVENTS?)");
 	ASSERT_EQ(0, ue_session_open(NULL, &self->s));
@@ -1011,6 +1026,16 @@ FIXTURE_TEARDOWN(batch)
  * DIAG_IOCSBATCH (@ioctl) or, without the ioctl, in one DIAG_IOCSBATCH
  * that failed, the session's first, then a write() each.
  */
+/* A submit of @bt: @n records written, error @e (0: none), @dropped dropped */
+#define EXPECT_SUBMITTED(bt, n, e, dropped) do {			\
+	struct ue_batch *bt_ = (bt);					\
+	int err_ = 1;							\
+									\
+	EXPECT_EQ(n, ue_batch_submit(bt_, &err_));			\
+	EXPECT_EQ(e, err_);						\
+	EXPECT_EQ(dropped, ue_batch_dropped(bt_));			\
+} while (0)
+
 #define EXPECT_SUBMIT_CALLS(ioctl, calls, tried) do {			\
 	if (ioctl) {							\
 		EXPECT_EQ(calls, old_kernel_batch_calls);		\
@@ -1057,9 +1082,7 @@ TEST_F(batch, records)
 	EXPECT_EQ(3, ue_batch_count(self->b));
 	EXPECT_EQ(0, trace_count("uet_lib_b"));
 
-	EXPECT_EQ(3, ue_batch_submit(self->b, &err));
-	EXPECT_EQ(0, err);
-	EXPECT_EQ(0, ue_batch_dropped(self->b));
+	EXPECT_SUBMITTED(self->b, 3, 0, 0);
 	EXPECT_EQ(0, ue_batch_count(self->b));
 	EXPECT_CALLS(1, 3);
 	EXPECT_EQ(2, trace_count("uet_lib_ball: " ALL_TEXT "\n"));
@@ -1113,17 +1136,11 @@ TEST_F(batch, disabled_before_submit)
 	ASSERT_TRUE(enable_and_wait(SYS "uet_lib_bka", a));
 	ASSERT_TRUE(enable_and_wait(SYS "uet_lib_bkb", b));
 
-	ASSERT_EQ(0, ue_batch_add(self->b, a, 1u));
-	ASSERT_EQ(0, ue_batch_add(self->b, b, 2u));
-	ASSERT_EQ(0, ue_batch_add(self->b, a, 3u));
-	ASSERT_EQ(0, ue_batch_add(self->b, b, 4u));
-	ASSERT_EQ(0, ue_batch_add(self->b, a, 5u));
+	ASSERT_EQ(0, add_ab(self->b, a, b, "ababa", 1));
 	ASSERT_EQ(0, tfs_enable(SYS "uet_lib_bkb", false));
 	ASSERT_TRUE(wait_word(b, false));
 
-	EXPECT_EQ(5, ue_batch_submit(self->b, &err));
-	EXPECT_EQ(0, err);
-	EXPECT_EQ(2, ue_batch_dropped(self->b));
+	EXPECT_SUBMITTED(self->b, 5, 0, 2);
 	/* stopped at each dropped record, then went on from the next */
 	EXPECT_CALLS(3, 5);
 	EXPECT_EQ(3, trace_count("uet_lib_bka: n="));
@@ -1310,6 +1327,7 @@ TEST_F(nokernel, loss)
 {
 	struct ue_event *e, *e2;
 	struct ue_loss l;
+	char text[128];
 
 	ASSERT_EQ(0, ue_register(self->s, "uet_lib_lo1 u32 a", 0, &e));
 	ASSERT_EQ(0, ue_register(self->s, "uet_lib_lo2 u32 a", 0, &e2));
@@ -1330,22 +1348,14 @@ TEST_F(nokernel, loss)
 	ASSERT_EQ(0, ue_event_loss(e2, &l));
 	EXPECT_EQ(sizeof(struct user_loss), old_kernel_asked.size);
 	EXPECT_EQ(ue_event_write_index(e2), old_kernel_asked.write_index);
-	EXPECT_EQ(10, l.written);
-	EXPECT_EQ(1, l.lost_ftrace);
-	EXPECT_EQ(2, l.lost_perf);
-	EXPECT_EQ(3, l.lost_fault);
-	EXPECT_EQ(4, l.lost_size);
+	EXPECT_STREQ("10 1 2 3 4", loss_text(&l, text, sizeof(text)));
 
 	/* a kernel that knows fewer counters: the others read 0 */
 	old_kernel_loss.size = 24;
 	memset(&l, 0xff, sizeof(l));
 	ASSERT_EQ(0, ue_event_loss(e, &l));
 	EXPECT_EQ(ue_event_write_index(e), old_kernel_asked.write_index);
-	EXPECT_EQ(10, l.written);
-	EXPECT_EQ(1, l.lost_ftrace);
-	EXPECT_EQ(0, l.lost_perf);
-	EXPECT_EQ(0, l.lost_fault);
-	EXPECT_EQ(0, l.lost_size);
+	EXPECT_STREQ("10 1 0 0 0", loss_text(&l, text, sizeof(text)));
 
 	EXPECT_EQ(0, ue_event_close(e));
 	EXPECT_EQ(0, ue_event_close(e2));
@@ -1366,19 +1376,11 @@ FIXTURE_VARIANT(fakebatch) {
 	bool no_batch;
 };
 
-FIXTURE_VARIANT_ADD(fakebatch, ioctl) {
-	.no_batch = false,
-};
-
-FIXTURE_VARIANT_ADD(fakebatch, write) {
-	.no_batch = true,
-};
+FIXTURE_VARIANT_ADD(fakebatch, ioctl) { .no_batch = false };
+FIXTURE_VARIANT_ADD(fakebatch, write) { .no_batch = true };
 
 FIXTURE_SETUP(fakebatch)
 {
-	self->s = NULL;
-	self->b = NULL;
-	self->asked = false;
 	mkdir(FAKE_DIR, 0700);
 	ASSERT_EQ(0, tfs_put(open(FAKE_DATA, O_RDWR | O_CREAT | O_TRUNC |
 				  O_CLOEXEC, 0600), ""));
@@ -1409,6 +1411,26 @@ static void fake_enable(struct ue_event *e, bool on)
 {
 	__atomic_store_n(&((struct ue_event_head *)e)->enabled, on,
 			 __ATOMIC_RELAXED);
+}
+
+/* Register @prefix"a u32 n" as *@a and @prefix"b u32 n" as *@b, traced */
+static int fake_two(struct ue_session *s, const char *prefix,
+		    struct ue_event **a, struct ue_event **b)
+{
+	char cmd[64];
+	int ret;
+
+	snprintf(cmd, sizeof(cmd), "%sa u32 n", prefix);
+	ret = ue_register(s, cmd, 0, a);
+	if (ret)
+		return ret;
+	snprintf(cmd, sizeof(cmd), "%sb u32 n", prefix);
+	ret = ue_register(s, cmd, 0, b);
+	if (ret)
+		return ret;
+	fake_enable(*a, true);
+	fake_enable(*b, true);
+	return 0;
 }
 
 /* Everything written to the played kernel's file: its length, or -1. */
@@ -1611,24 +1633,13 @@ TEST_F(fakebatch, drop_untraced)
 {
 	uint32_t idx[8], val[8];
 	struct ue_event *a, *b;
-	int err = 1;
 
-	ASSERT_EQ(0, ue_register(self->s, "uet_lib_fbka u32 n", 0, &a));
-	ASSERT_EQ(0, ue_register(self->s, "uet_lib_fbkb u32 n", 0, &b));
+	ASSERT_EQ(0, fake_two(self->s, "uet_lib_fbk", &a, &b));
 	ASSERT_GT(OLD_KERNEL_INDEXES, ue_event_write_index(b));
-	fake_enable(a, true);
-	fake_enable(b, true);
-	ASSERT_EQ(0, ue_batch_add(self->b, b, 1u));
-	ASSERT_EQ(0, ue_batch_add(self->b, a, 2u));
-	ASSERT_EQ(0, ue_batch_add(self->b, b, 3u));
-	ASSERT_EQ(0, ue_batch_add(self->b, b, 4u));
-	ASSERT_EQ(0, ue_batch_add(self->b, a, 5u));
-	ASSERT_EQ(0, ue_batch_add(self->b, b, 6u));
+	ASSERT_EQ(0, add_ab(self->b, a, b, "babbab", 1));
 	old_kernel_write_err[ue_event_write_index(b)] = EBADF;
 
-	EXPECT_EQ(6, ue_batch_submit(self->b, &err));
-	EXPECT_EQ(0, err);
-	EXPECT_EQ(4, ue_batch_dropped(self->b));
+	EXPECT_SUBMITTED(self->b, 6, 0, 4);
 	EXPECT_FAKE_CALLS(4, 6);
 	ASSERT_EQ(2, fake_records(idx, val, 8));
 	EXPECT_EQ(2, val[0]);
@@ -1644,19 +1655,11 @@ TEST_F(fakebatch, stop)
 	struct ue_event *a, *b;
 	int err = 0;
 
-	ASSERT_EQ(0, ue_register(self->s, "uet_lib_fbsa u32 n", 0, &a));
-	ASSERT_EQ(0, ue_register(self->s, "uet_lib_fbsb u32 n", 0, &b));
-	fake_enable(a, true);
-	fake_enable(b, true);
-	ASSERT_EQ(0, ue_batch_add(self->b, a, 1u));
-	ASSERT_EQ(0, ue_batch_add(self->b, a, 2u));
-	ASSERT_EQ(0, ue_batch_add(self->b, b, 3u));
-	ASSERT_EQ(0, ue_batch_add(self->b, a, 4u));
+	ASSERT_EQ(0, fake_two(self->s, "uet_lib_fbs", &a, &b));
+	ASSERT_EQ(0, add_ab(self->b, a, b, "aaba", 1));
 	old_kernel_write_err[ue_event_write_index(b)] = E2BIG;
 
-	EXPECT_EQ(2, ue_batch_submit(self->b, &err));
-	EXPECT_EQ(-E2BIG, err);
-	EXPECT_EQ(0, ue_batch_dropped(self->b));
+	EXPECT_SUBMITTED(self->b, 2, -E2BIG, 0);
 	EXPECT_EQ(0, ue_batch_count(self->b));
 	EXPECT_FAKE_CALLS(1, 3);
 	ASSERT_EQ(2, fake_records(idx, val, 8));
@@ -1665,11 +1668,8 @@ TEST_F(fakebatch, stop)
 
 	/* after a dropped record too: the count is of the whole batch */
 	old_kernel_write_err[ue_event_write_index(a)] = EBADF;
-	ASSERT_EQ(0, ue_batch_add(self->b, a, 5u));
-	ASSERT_EQ(0, ue_batch_add(self->b, b, 6u));
-	EXPECT_EQ(1, ue_batch_submit(self->b, &err));
-	EXPECT_EQ(-E2BIG, err);
-	EXPECT_EQ(1, ue_batch_dropped(self->b));
+	ASSERT_EQ(0, add_ab(self->b, a, b, "ab", 5));
+	EXPECT_SUBMITTED(self->b, 1, -E2BIG, 1);
 	EXPECT_FAKE_CALLS(2, 2);
 
 	/* a refusal of the whole call: nothing written, not retried */
@@ -1681,11 +1681,8 @@ TEST_F(fakebatch, stop)
 		EXPECT_FAKE_CALLS(1, 0);
 		/* an EBADF of the whole call is no dropped record */
 		old_kernel_batch_err = EBADF;
-		ASSERT_EQ(0, ue_batch_add(self->b, b, 8u));
-		ASSERT_EQ(0, ue_batch_add(self->b, b, 9u));
-		EXPECT_EQ(0, ue_batch_submit(self->b, &err));
-		EXPECT_EQ(-EBADF, err);
-		EXPECT_EQ(0, ue_batch_dropped(self->b));
+		ASSERT_EQ(0, add_ab(self->b, a, b, "bb", 8));
+		EXPECT_SUBMITTED(self->b, 0, -EBADF, 0);
 		EXPECT_FAKE_CALLS(1, 0);
 	}
 	EXPECT_EQ(2, fake_records(idx, val, 8));
