@@ -81,9 +81,8 @@ FIXTURE(trace_output) {
 	enum to_kind kind;
 	__u32 idx;	/* consumer, hist, perf, bpf: the event's write index */
 	int fd;		/* consumer: /dev/kmsg or trace_pipe, read by ft_read_fd() */
-	const struct consumer_variant *cv;	/* consumer: its case */
+	const struct consumer_variant *cv;	/* consumer, tp_consumer: the case */
 	char comm[16];	/* tp_consumer */
-	const struct tp_variant *tv;	/* tp_consumer: its case */
 	const struct ft_act *active;	/* hist: the trigger to remove */
 	__u32 start, end;	/* synth: write indexes */
 	int done;		/* synth: steps done */
@@ -94,10 +93,8 @@ FIXTURE(trace_output) {
 	__u64 *v;	/* bpf: the map's value: runs, sum of val */
 };
 
-static void consumer_teardown(struct _test_data_trace_output *self,
-			      const struct consumer_variant *variant);
-static void tp_consumer_teardown(struct _test_data_trace_output *self,
-				 const struct tp_variant *variant);
+static void consumer_teardown(struct __test_metadata *_metadata,
+			      struct _test_data_trace_output *self);
 static void hist_teardown(struct __test_metadata *_metadata, struct _test_data_trace_output *self);
 static void synth_teardown(struct __test_metadata *_metadata,
 			   struct _test_data_trace_output *self);
@@ -118,10 +115,8 @@ FIXTURE_TEARDOWN(trace_output)
 {
 	switch (self->kind) {
 	case TO_CONSUMER:
-		consumer_teardown(self, self->cv);
-		break;
 	case TO_TP_CONSUMER:
-		tp_consumer_teardown(self, self->tv);
+		consumer_teardown(_metadata, self);
 		break;
 	case TO_HIST:
 		hist_teardown(_metadata, self);
@@ -183,12 +178,14 @@ TEST_F(trace_output, ftrace_format)
 }
 
 /*
- * The event, registered and enabled in the top-level instance.  Turn a consumer on (@act, undone
- * in reverse order), write FT_COUNT records, then count @needle (NULL: the records) in @where
- * (NULL: trace; trace_pipe: consumed, the trace has none left): @want of them.  A consumer this
- * kernel lacks (ENOENT, or no tp_printk at boot) is a skip.
+ * A consumer case: the event (the fixture's, or task:task_rename), registered and enabled in the
+ * top-level instance.  Turn a consumer on (@act, undone in reverse order), write FT_COUNT
+ * records, then count @needle (NULL: the records) in @where (NULL: trace; trace_pipe: consumed,
+ * the trace has none left): @want of them.  A consumer this kernel lacks (ENOENT, or no
+ * tp_printk at boot) is left out, and the test then skips.
  */
 struct consumer_variant {
+	const char *name;
 	struct ft_act act[2];
 	const char *where, *needle;
 	int want;
@@ -198,88 +195,51 @@ struct consumer_variant {
 	bool kmsg;	/* in /dev/kmsg instead, no <OVERFLOW> */
 };
 
-static const struct consumer_variant consumer_trace_file = { .want = FT_COUNT, .hits = 0xf };
-static const struct consumer_variant consumer_trace_pipe = {
-	.where = "trace_pipe", .want = FT_COUNT, .hits = 0xf,
-};
-
-static const struct consumer_variant consumer_filter = {
-	.act = { { FT_EV "filter", "c == 0x1235", "0" } }, .want = 1, .hits = 1 << 1,
-};
-
-/* on an integer or a __rel_loc string; a glob on a __data_loc string */
-static const struct consumer_variant consumer_filter_or = {
-	.act = { { FT_EV "filter", "c == 0x1235 || l == \"rl-3\"", "0" } },
-	.want = 2, .hits = 1 << 1 | 1 << 3,
-};
-
-static const struct consumer_variant consumer_filter_glob = {
-	.act = { { FT_EV "filter", "k ~ \"dl-[02]\"", "0" } }, .want = 2, .hits = 1 << 0 | 1 << 2,
-};
-
-/* traceoff runs after the commit: the first record (the third, by condition) stops tracing */
-static const struct consumer_variant consumer_trigger = {
-	.act = { { FT_EV "trigger", "traceoff", "!traceoff" } }, .want = 1, .traceoff = true,
-};
-
-static const struct consumer_variant consumer_trigger_cond = {
-	.act = { { FT_EV "trigger", "traceoff if c == 0x1236", "!traceoff" } },
-	.want = 3, .traceoff = true,
-};
-
-/* soft mode: the first record only runs the trigger and is dropped, the others are recorded */
-static const struct consumer_variant consumer_soft_disabled = {
-	.act = { { FT_EV "enable", "0", "1" }, { FT_EV "trigger", FT_SOFT, "!" FT_SOFT } },
-	.want = FT_COUNT - 1, .hits = 0xe,
-};
-
-static const struct consumer_variant consumer_pid_other = {
-	.act = { { "set_event_pid", "$PPID", "" } },
-};
-
-static const struct consumer_variant consumer_pid_self = {
-	.act = { { "set_event_pid", "$PID", "" } }, .want = FT_COUNT,
-};
-
-static const struct consumer_variant consumer_notrace_pid_self = {
-	.act = { { "set_event_notrace_pid", "$PID", "" } },
-};
-
-static const struct consumer_variant consumer_stacktrace = {
-	.act = { { "options/stacktrace", "1", "0" } }, .needle = "<stack trace>", .want = FT_COUNT,
-};
-
-static const struct consumer_variant consumer_userstacktrace = {
-	.act = { { "options/userstacktrace", "1", "0" } },
-	.needle = "<user stack trace>", .want = FT_COUNT,
-};
-
-/*
- * Every record decoded as trace shows it (6.12's output_printk() hands print_event_fields() no
- * record length: "<OVERFLOW>" for every field, and a lockdep WARN); filtered: the record is built
- * in the buffered event.
- */
-static const struct consumer_variant consumer_tp_printk = {
-	.act = { { FT_TP_PRINTK, "1", "0" } }, .want = FT_COUNT, .hits = 0xf, .kmsg = true,
-};
-
-static const struct consumer_variant consumer_tp_printk_filtered = {
-	.act = { { FT_EV "filter", "c != 0", "0" }, { FT_TP_PRINTK, "1", "0" } },
-	.want = FT_COUNT, .hits = 0xf, .kmsg = true,
-};
-
-static const struct consumer_variant consumer_snapshot = {
-	.where = "snapshot", .want = FT_COUNT, .snapshot = true,
-};
-
-static const struct consumer_variant consumer_instance = {
-	.act = { { FT_INST }, { FT_INST "/" FT_EV "enable", "1", "0" } },
-	.where = FT_INST "/trace", .want = FT_COUNT,
+static const struct consumer_variant consumer_cases[] = {
+	{ .name = "trace_file", .want = FT_COUNT, .hits = 0xf },
+	{ .name = "trace_pipe", .where = "trace_pipe", .want = FT_COUNT, .hits = 0xf },
+	{ .name = "filter", .act = { { FT_EV "filter", "c == 0x1235", "0" } },
+	  .want = 1, .hits = 1 << 1 },
+	/* on an integer or a __rel_loc string; a glob on a __data_loc string */
+	{ .name = "filter_or", .act = { { FT_EV "filter", "c == 0x1235 || l == \"rl-3\"", "0" } },
+	  .want = 2, .hits = 1 << 1 | 1 << 3 },
+	{ .name = "filter_glob", .act = { { FT_EV "filter", "k ~ \"dl-[02]\"", "0" } },
+	  .want = 2, .hits = 1 << 0 | 1 << 2 },
+	/* traceoff runs after the commit: the first record (the third, by condition) stops it */
+	{ .name = "trigger", .act = { { FT_EV "trigger", "traceoff", "!traceoff" } },
+	  .want = 1, .traceoff = true },
+	{ .name = "trigger_cond",
+	  .act = { { FT_EV "trigger", "traceoff if c == 0x1236", "!traceoff" } },
+	  .want = 3, .traceoff = true },
+	/* soft mode: the first record only runs the trigger and is dropped, the others recorded */
+	{ .name = "soft_disabled",
+	  .act = { { FT_EV "enable", "0", "1" }, { FT_EV "trigger", FT_SOFT, "!" FT_SOFT } },
+	  .want = FT_COUNT - 1, .hits = 0xe },
+	{ .name = "pid_other", .act = { { "set_event_pid", "$PPID", "" } } },
+	{ .name = "pid_self", .act = { { "set_event_pid", "$PID", "" } }, .want = FT_COUNT },
+	{ .name = "notrace_pid_self", .act = { { "set_event_notrace_pid", "$PID", "" } } },
+	{ .name = "stacktrace", .act = { { "options/stacktrace", "1", "0" } },
+	  .needle = "<stack trace>", .want = FT_COUNT },
+	{ .name = "userstacktrace", .act = { { "options/userstacktrace", "1", "0" } },
+	  .needle = "<user stack trace>", .want = FT_COUNT },
+	/*
+	 * Every record decoded as trace shows it (6.12's output_printk() hands print_event_fields()
+	 * no record length: "<OVERFLOW>" for every field, and a lockdep WARN); filtered: the record
+	 * is built in the buffered event.
+	 */
+	{ .name = "tp_printk", .act = { { FT_TP_PRINTK, "1", "0" } },
+	  .want = FT_COUNT, .hits = 0xf, .kmsg = true },
+	{ .name = "tp_printk_filtered",
+	  .act = { { FT_EV "filter", "c != 0", "0" }, { FT_TP_PRINTK, "1", "0" } },
+	  .want = FT_COUNT, .hits = 0xf, .kmsg = true },
+	{ .name = "snapshot", .where = "snapshot", .want = FT_COUNT, .snapshot = true },
+	{ .name = "instance", .act = { { FT_INST }, { FT_INST "/" FT_EV "enable", "1", "0" } },
+	  .where = FT_INST "/trace", .want = FT_COUNT },
 };
 
 static const struct ft_act ft_snapshot = { "snapshot", "1", "0" };
 
-/* In a test: the case's consumer on; false: skipped */
+/* The case's consumer on, for consumer_teardown(); false: this kernel lacks it */
 static bool consumer_setup(struct __test_metadata *_metadata, struct _test_data_trace_output *self,
 			   const struct consumer_variant *variant)
 {
@@ -288,7 +248,8 @@ static bool consumer_setup(struct __test_metadata *_metadata, struct _test_data_
 	char *v;
 	int ret;
 
-	ASSERT_EQ(0, ue_track_reg(&self->t, FT_CMD, EV_WORD(0), 4, 0, &self->idx));
+	self->kind = TO_CONSUMER;
+	self->cv = variant;
 	ASSERT_EQ(0, ue_tracing_on());
 	ASSERT_EQ(0, ue_trace_clear());
 	ASSERT_EQ(0, ue_set_enable(UE_SYS, FT_NAME, true));
@@ -299,22 +260,29 @@ static bool consumer_setup(struct __test_metadata *_metadata, struct _test_data_
 		ASSERT_LE(0, lseek(self->fd, 0, SEEK_END));
 	}
 	ret = ft_acts_on(variant->act, ARRAY_SIZE(variant->act), &a);
-	if (ret == -ENOENT)
-		SKIP(return false, "no %s", a->path);
+	if (ret == -ENOENT) {
+		TH_LOG("%s: no %s", variant->name, a->path);
+		return false;
+	}
 	ASSERT_EQ(0, ret) TH_LOG("%s", a->path);
 	v = variant->kmsg ? ue_read_all(FT_TP_PRINTK) : NULL;
 	tp_printk = v && v[0] == '1';
 	free(v);
-	if (variant->kmsg && !tp_printk)
-		SKIP(return false, "tracepoint_printk needs tp_printk at boot");
-	self->kind = TO_CONSUMER;
-	self->cv = variant;
+	if (variant->kmsg && !tp_printk) {
+		TH_LOG("%s: tracepoint_printk needs tp_printk at boot", variant->name);
+		return false;
+	}
 	return true;
 }
 
-static void consumer_teardown(struct _test_data_trace_output *self,
-			      const struct consumer_variant *variant)
+/* The consumer of either kind of case off, its event disabled; the case named if it failed */
+static void consumer_teardown(struct __test_metadata *_metadata,
+			      struct _test_data_trace_output *self)
 {
+	const struct consumer_variant *variant = self->cv;
+
+	if (_metadata->exit_code != KSFT_PASS)
+		TH_LOG("consumer %s", variant->name);
 	ft_acts_off(variant->act, ARRAY_SIZE(variant->act));
 	if (variant->traceoff)
 		ue_tracing_on();
@@ -322,7 +290,14 @@ static void consumer_teardown(struct _test_data_trace_output *self,
 		ft_act_do(&ft_snapshot, false);
 	if (self->fd >= 0)
 		close(self->fd);
-	ue_set_enable(UE_SYS, FT_NAME, false);
+	self->fd = -1;
+	if (self->kind == TO_TP_CONSUMER) {
+		ue_set_enable("task", "task_rename", false);
+		prctl(PR_SET_NAME, self->comm);
+	} else {
+		ue_set_enable(UE_SYS, FT_NAME, false);
+	}
+	self->kind = TO_NONE;
 }
 
 /* What the O_NONBLOCK @fd has: until @want records came (bounded), or with @want 0 no more */
@@ -385,6 +360,7 @@ static int ft_write(int fd, __u32 idx, int j)
 	"n=0x200000001 (8589934593) ui=0xee6b2800 (-294967296) " \
 	"sh=0xfed4 (65236) ch='z'(122) in=0xffffffff (-1)\n"
 
+/* The case's consumer, on, sees each record as ftrace prints it */
 static void consumer_sees_records(struct __test_metadata *_metadata,
 				  struct _test_data_trace_output *self,
 				  const struct consumer_variant *variant)
@@ -430,108 +406,6 @@ static void consumer_sees_records(struct __test_metadata *_metadata,
 	}
 }
 
-TEST_F(trace_output, consumer_trace_file)
-{
-	if (consumer_setup(_metadata, self, &consumer_trace_file))
-		consumer_sees_records(_metadata, self, &consumer_trace_file);
-}
-
-TEST_F(trace_output, consumer_trace_pipe)
-{
-	if (consumer_setup(_metadata, self, &consumer_trace_pipe))
-		consumer_sees_records(_metadata, self, &consumer_trace_pipe);
-}
-
-TEST_F(trace_output, consumer_filter)
-{
-	if (consumer_setup(_metadata, self, &consumer_filter))
-		consumer_sees_records(_metadata, self, &consumer_filter);
-}
-
-TEST_F(trace_output, consumer_filter_or)
-{
-	if (consumer_setup(_metadata, self, &consumer_filter_or))
-		consumer_sees_records(_metadata, self, &consumer_filter_or);
-}
-
-TEST_F(trace_output, consumer_filter_glob)
-{
-	if (consumer_setup(_metadata, self, &consumer_filter_glob))
-		consumer_sees_records(_metadata, self, &consumer_filter_glob);
-}
-
-TEST_F(trace_output, consumer_trigger)
-{
-	if (consumer_setup(_metadata, self, &consumer_trigger))
-		consumer_sees_records(_metadata, self, &consumer_trigger);
-}
-
-TEST_F(trace_output, consumer_trigger_cond)
-{
-	if (consumer_setup(_metadata, self, &consumer_trigger_cond))
-		consumer_sees_records(_metadata, self, &consumer_trigger_cond);
-}
-
-TEST_F(trace_output, consumer_soft_disabled)
-{
-	if (consumer_setup(_metadata, self, &consumer_soft_disabled))
-		consumer_sees_records(_metadata, self, &consumer_soft_disabled);
-}
-
-TEST_F(trace_output, consumer_pid_other)
-{
-	if (consumer_setup(_metadata, self, &consumer_pid_other))
-		consumer_sees_records(_metadata, self, &consumer_pid_other);
-}
-
-TEST_F(trace_output, consumer_pid_self)
-{
-	if (consumer_setup(_metadata, self, &consumer_pid_self))
-		consumer_sees_records(_metadata, self, &consumer_pid_self);
-}
-
-TEST_F(trace_output, consumer_notrace_pid_self)
-{
-	if (consumer_setup(_metadata, self, &consumer_notrace_pid_self))
-		consumer_sees_records(_metadata, self, &consumer_notrace_pid_self);
-}
-
-TEST_F(trace_output, consumer_stacktrace)
-{
-	if (consumer_setup(_metadata, self, &consumer_stacktrace))
-		consumer_sees_records(_metadata, self, &consumer_stacktrace);
-}
-
-TEST_F(trace_output, consumer_userstacktrace)
-{
-	if (consumer_setup(_metadata, self, &consumer_userstacktrace))
-		consumer_sees_records(_metadata, self, &consumer_userstacktrace);
-}
-
-TEST_F(trace_output, consumer_tp_printk)
-{
-	if (consumer_setup(_metadata, self, &consumer_tp_printk))
-		consumer_sees_records(_metadata, self, &consumer_tp_printk);
-}
-
-TEST_F(trace_output, consumer_tp_printk_filtered)
-{
-	if (consumer_setup(_metadata, self, &consumer_tp_printk_filtered))
-		consumer_sees_records(_metadata, self, &consumer_tp_printk_filtered);
-}
-
-TEST_F(trace_output, consumer_snapshot)
-{
-	if (consumer_setup(_metadata, self, &consumer_snapshot))
-		consumer_sees_records(_metadata, self, &consumer_snapshot);
-}
-
-TEST_F(trace_output, consumer_instance)
-{
-	if (consumer_setup(_metadata, self, &consumer_instance))
-		consumer_sees_records(_metadata, self, &consumer_instance);
-}
-
 /*
  * The same consumers on an ordinary TRACE_EVENT() tracepoint, task:task_rename, which
  * prctl(PR_SET_NAME) fires: the trace core takes a record to the ring buffer directly only when
@@ -541,86 +415,58 @@ TEST_F(trace_output, consumer_instance)
 #define TR_INST		"instances/uet_tp_consumer"
 #define TR_SOFT		"enable_event:task:task_rename"
 
-struct tp_variant {
-	struct ft_act act[2];
-	const char *where, *needle;
-	int want;
-	bool traceoff;
+static const struct consumer_variant tp_consumer_cases[] = {
+	{ .name = "plain", .want = FT_COUNT },
+	{ .name = "pid_other", .act = { { "set_event_pid", "$PPID", "" } } },
+	{ .name = "notrace_pid_self", .act = { { "set_event_notrace_pid", "$PID", "" } } },
+	{ .name = "filter", .act = { { TR_EV "filter", "newcomm == \"uet_rn1\"", "0" } },
+	  .want = 1 },
+	{ .name = "soft_disabled",
+	  .act = { { TR_EV "enable", "0", "1" }, { TR_EV "trigger", TR_SOFT, "!" TR_SOFT } },
+	  .want = FT_COUNT - 1 },
+	{ .name = "trigger", .act = { { TR_EV "trigger", "traceoff", "!traceoff" } },
+	  .want = 1, .traceoff = true },
+	{ .name = "trigger_cond",
+	  .act = { { TR_EV "trigger", "traceoff if newcomm == \"uet_rn2\"", "!traceoff" } },
+	  .want = 3, .traceoff = true },
+	{ .name = "stacktrace", .act = { { "options/stacktrace", "1", "0" } },
+	  .needle = "<stack trace>", .want = FT_COUNT },
+	{ .name = "instance", .act = { { TR_INST }, { TR_INST "/" TR_EV "enable", "1", "0" } },
+	  .where = TR_INST "/trace", .want = FT_COUNT },
 };
 
-static const struct tp_variant tp_consumer_plain = { .want = FT_COUNT };
-static const struct tp_variant tp_consumer_filter = {
-	.act = { { TR_EV "filter", "newcomm == \"uet_rn1\"", "0" } }, .want = 1,
-};
-
-static const struct tp_variant tp_consumer_trigger = {
-	.act = { { TR_EV "trigger", "traceoff", "!traceoff" } }, .want = 1, .traceoff = true,
-};
-
-static const struct tp_variant tp_consumer_trigger_cond = {
-	.act = { { TR_EV "trigger", "traceoff if newcomm == \"uet_rn2\"", "!traceoff" } },
-	.want = 3, .traceoff = true,
-};
-
-static const struct tp_variant tp_consumer_soft_disabled = {
-	.act = { { TR_EV "enable", "0", "1" }, { TR_EV "trigger", TR_SOFT, "!" TR_SOFT } },
-	.want = FT_COUNT - 1,
-};
-
-static const struct tp_variant tp_consumer_pid_other = {
-	.act = { { "set_event_pid", "$PPID", "" } },
-};
-
-static const struct tp_variant tp_consumer_notrace_pid_self = {
-	.act = { { "set_event_notrace_pid", "$PID", "" } },
-};
-
-static const struct tp_variant tp_consumer_stacktrace = {
-	.act = { { "options/stacktrace", "1", "0" } }, .needle = "<stack trace>", .want = FT_COUNT,
-};
-
-static const struct tp_variant tp_consumer_instance = {
-	.act = { { TR_INST }, { TR_INST "/" TR_EV "enable", "1", "0" } },
-	.where = TR_INST "/trace", .want = FT_COUNT,
-};
-
-/* In a test: the case's consumer on; false: skipped */
+/* The case's consumer on, for consumer_teardown(); false: this kernel lacks it */
 static bool tp_consumer_setup(struct __test_metadata *_metadata,
 			      struct _test_data_trace_output *self,
-			      const struct tp_variant *variant)
+			      const struct consumer_variant *variant)
 {
 	const struct ft_act *a;
 	int ret;
 
 	ASSERT_EQ(0, prctl(PR_GET_NAME, self->comm));
+	self->kind = TO_TP_CONSUMER;
+	self->cv = variant;
 	ASSERT_EQ(0, ue_tracing_on());
 	ASSERT_EQ(0, ue_trace_clear());
 	ret = ue_set_enable("task", "task_rename", true);
-	if (ret == -ENOENT)
-		SKIP(return false, "no task:task_rename");
+	if (ret == -ENOENT) {
+		TH_LOG("%s: no task:task_rename", variant->name);
+		return false;
+	}
 	ASSERT_EQ(0, ret);
 	ret = ft_acts_on(variant->act, ARRAY_SIZE(variant->act), &a);
-	if (ret == -ENOENT)
-		SKIP(return false, "no %s", a->path);
+	if (ret == -ENOENT) {
+		TH_LOG("%s: no %s", variant->name, a->path);
+		return false;
+	}
 	ASSERT_EQ(0, ret) TH_LOG("%s", a->path);
-	self->kind = TO_TP_CONSUMER;
-	self->tv = variant;
 	return true;
 }
 
-static void tp_consumer_teardown(struct _test_data_trace_output *self,
-				 const struct tp_variant *variant)
-{
-	ft_acts_off(variant->act, ARRAY_SIZE(variant->act));
-	if (variant->traceoff)
-		ue_tracing_on();
-	ue_set_enable("task", "task_rename", false);
-	prctl(PR_SET_NAME, self->comm);
-}
-
+/* The case's consumer, on, sees each renaming */
 static void tp_consumer_sees_records(struct __test_metadata *_metadata,
 				     struct _test_data_trace_output *self,
-				     const struct tp_variant *variant)
+				     const struct consumer_variant *variant)
 {
 	const char *where = variant->where ?: "trace";
 	char path[PATH_MAX], comm[16], *text;
@@ -637,58 +483,40 @@ static void tp_consumer_sees_records(struct __test_metadata *_metadata,
 	free(text);
 }
 
-TEST_F(trace_output, tp_consumer_plain)
+/*
+ * Each case of @cases (@n), its consumer on in turn, then off: it sees the records, or the first
+ * that does not is named.  Skipped if this kernel lacks a consumer, once the others have run.
+ */
+static void consumers_run(struct __test_metadata *_metadata, struct _test_data_trace_output *self,
+			  const struct consumer_variant *cases, int n, bool tp)
 {
-	if (tp_consumer_setup(_metadata, self, &tp_consumer_plain))
-		tp_consumer_sees_records(_metadata, self, &tp_consumer_plain);
+	const struct consumer_variant *c;
+	int missing = 0;
+
+	for (c = cases; c < cases + n; c++) {
+		if (!tp && consumer_setup(_metadata, self, c))
+			consumer_sees_records(_metadata, self, c);
+		else if (tp && tp_consumer_setup(_metadata, self, c))
+			tp_consumer_sees_records(_metadata, self, c);
+		else
+			missing++;
+		consumer_teardown(_metadata, self);
+		if (_metadata->exit_code != KSFT_PASS)
+			return;
+	}
+	if (missing)
+		SKIP(return, "%d consumer(s) missing", missing);
 }
 
-TEST_F(trace_output, tp_consumer_filter)
+TEST_F_TIMEOUT(trace_output, consumers, 300)
 {
-	if (tp_consumer_setup(_metadata, self, &tp_consumer_filter))
-		tp_consumer_sees_records(_metadata, self, &tp_consumer_filter);
+	ASSERT_EQ(0, ue_track_reg(&self->t, FT_CMD, EV_WORD(0), 4, 0, &self->idx));
+	consumers_run(_metadata, self, consumer_cases, ARRAY_SIZE(consumer_cases), false);
 }
 
-TEST_F(trace_output, tp_consumer_trigger)
+TEST_F_TIMEOUT(trace_output, tp_consumers, 300)
 {
-	if (tp_consumer_setup(_metadata, self, &tp_consumer_trigger))
-		tp_consumer_sees_records(_metadata, self, &tp_consumer_trigger);
-}
-
-TEST_F(trace_output, tp_consumer_trigger_cond)
-{
-	if (tp_consumer_setup(_metadata, self, &tp_consumer_trigger_cond))
-		tp_consumer_sees_records(_metadata, self, &tp_consumer_trigger_cond);
-}
-
-TEST_F(trace_output, tp_consumer_soft_disabled)
-{
-	if (tp_consumer_setup(_metadata, self, &tp_consumer_soft_disabled))
-		tp_consumer_sees_records(_metadata, self, &tp_consumer_soft_disabled);
-}
-
-TEST_F(trace_output, tp_consumer_pid_other)
-{
-	if (tp_consumer_setup(_metadata, self, &tp_consumer_pid_other))
-		tp_consumer_sees_records(_metadata, self, &tp_consumer_pid_other);
-}
-
-TEST_F(trace_output, tp_consumer_notrace_pid_self)
-{
-	if (tp_consumer_setup(_metadata, self, &tp_consumer_notrace_pid_self))
-		tp_consumer_sees_records(_metadata, self, &tp_consumer_notrace_pid_self);
-}
-
-TEST_F(trace_output, tp_consumer_stacktrace)
-{
-	if (tp_consumer_setup(_metadata, self, &tp_consumer_stacktrace))
-		tp_consumer_sees_records(_metadata, self, &tp_consumer_stacktrace);
-}
-
-TEST_F(trace_output, tp_consumer_instance)
-{
-	if (tp_consumer_setup(_metadata, self, &tp_consumer_instance))
-		tp_consumer_sees_records(_metadata, self, &tp_consumer_instance);
+	consumers_run(_metadata, self, tp_consumer_cases, ARRAY_SIZE(tp_consumer_cases), true);
 }
 
 /* hist: key k (val 10 * k + 1, who "w<k>") written k + 1 times */
