@@ -717,6 +717,10 @@ TEST_F_TIMEOUT(nostall, tracers_not_stalled, 600)
 
 	ASSERT_EQ(0, pthread_create(&th, NULL, ho_toggle_thread, &tg));
 	ho_trace(&l, ue_event_id(UE_SYS, HO_QUIET), secs);
+	/* a loaded machine may not have faulted the FUSE holder's word yet: toggle on (bounded) */
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (ctl->fuse[0] && !ue_fuse_held(&self->fuse) && ue_elapsed(&start) < HO_SECS)
+		usleep(10000);
 	__atomic_store_n(&tg.stop, true, __ATOMIC_RELAXED);
 	pthread_join(th, NULL);
 	__atomic_store_n(&ctl->stop, 1, __ATOMIC_RELEASE);
