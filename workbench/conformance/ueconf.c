@@ -22,6 +22,7 @@
  * the clean-up after the sequence, "e" for the state at its end).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -1421,6 +1422,7 @@ static char default_max[32];
 static int cleanup_secs = 2;
 static char left[64][700];	/* events the last clean-up could not remove */
 static int nleft;
+static int dirs_stuck;		/* and the tracefs directories it left */
 static int ctl_fd = -1;
 
 static void disable_all(void)
@@ -1483,6 +1485,31 @@ static void delete_dynamic_events(void)
 	}
 }
 
+/*
+ * Whether an event's tracefs directory is still there: an event whose last
+ * tracer left has gone from user_events_status, and its directory goes a
+ * moment later.
+ */
+static int dirs_left(void)
+{
+	static const char * const sys[] = { "user_events", "user_events_multi" };
+	char path[64];
+	struct dirent *de;
+	int i, n = 0;
+	DIR *d;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), TRACEFS "/events/%s", sys[i]);
+		d = opendir(path);
+		while (d && (de = readdir(d)))
+			n += de->d_type == DT_DIR && strcmp(de->d_name, ".") &&
+			     strcmp(de->d_name, "..");
+		if (d)
+			closedir(d);
+	}
+	return n;
+}
+
 /* delete whatever is left; wait (bounded) for deferred deletions */
 static void cleanup(void)
 {
@@ -1533,7 +1560,7 @@ static void cleanup(void)
 				return;
 			}
 		}
-		if (!n) {
+		if (!n && dirs_left() <= dirs_stuck) {
 			if (getenv("UECONF_TIMING")) {
 				clock_gettime(CLOCK_MONOTONIC, &t);
 				fprintf(stderr, "%s clean-up %ld ms, %d rounds\n", run_id,
@@ -1588,6 +1615,7 @@ static void cleanup(void)
 				obs_text("left", names[i], strlen(names[i]));
 			nleft = n;
 			memcpy(left, names, sizeof(names));
+			dirs_stuck = dirs_left();
 			return;
 		}
 		if (round)
