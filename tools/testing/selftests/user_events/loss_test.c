@@ -426,7 +426,7 @@ TEST_F_TIMEOUT(loss, ftrace_full_exact, 120)
 	static const char * const names[] = { "uet_ls_fa", "uet_ls_fb" };
 	struct ls_payload p = { 0 };
 	__u64 n[2] = { 0, 0 };
-	int cpu = ue_pin_cpu(false), i, held[2], failed = 0;
+	int cpu = ue_pin_cpu(), i, held[2], failed = 0;
 	long long total, dropped;
 	char cmd[96];
 	__u32 idx[2];

@@ -24,6 +24,7 @@
 #define HO_QUIET	"uet_ho_quiet"
 #define HO_PROBE	"uet_ho_probe"
 #define HO_SECS		300	/* failure bound of the hostile processes' setup and checks */
+#define HO_HELD_SECS	60	/* failure bound of the FUSE holder's first held read */
 #define HO_FUSE_PROCS	8	/* twice the kernel's fault workers */
 #define HO_FUSE_SECS	5	/* bound of a bit update that needs a fault */
 #define HO_UID2		65533	/* the innocent user */
@@ -554,14 +555,6 @@ static void (*const ho_roles[])(struct ho_ctl *ctl) = {
 
 #define HO_ROLES	((int)ARRAY_SIZE(ho_roles))
 
-/* Real-time priority for the calling thread, when it may have it. */
-static void ho_rt(bool on)
-{
-	struct sched_param rt = { .sched_priority = 1 }, other = { 0 };
-
-	sched_setscheduler(0, on ? SCHED_FIFO : SCHED_OTHER, on ? &rt : &other);
-}
-
 /*
  * Toggle the hostile processes' event until told to stop, a toggle per millisecond, at
  * real-time priority like the tracer: a toggle holding event_mutex must not wait for the CPU
@@ -571,7 +564,7 @@ static void *ho_toggle_thread(void *p)
 {
 	struct ho_loop *tg = p;
 
-	ho_rt(true);
+	ue_rt(true);
 	while (!__atomic_load_n(&tg->stop, __ATOMIC_RELAXED)) {
 		tg->failed += !!ue_set_enable(UE_SYS, HO_LOAD, !(tg->n++ % 2));
 		usleep(1000);
@@ -632,7 +625,7 @@ static void ho_trace(struct ho_lat *l, int id, int secs)
 	int probe = !ho_probe_cmd(path, sizeof(path), cmd, sizeof(cmd));
 	int fd;
 
-	ho_rt(true);
+	ue_rt(true);
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	while (ue_elapsed(&start) < secs) {
 		clock_gettime(CLOCK_MONOTONIC, &l->start);
@@ -649,7 +642,7 @@ static void ho_trace(struct ho_lat *l, int id, int secs)
 		}
 		usleep(10000);	/* between rounds */
 	}
-	ho_rt(false);
+	ue_rt(false);
 }
 
 /* Raise the per-user limit to @need if lower, keeping the old value. */
@@ -719,7 +712,7 @@ TEST_F_TIMEOUT(nostall, tracers_not_stalled, 600)
 	ho_trace(&l, ue_event_id(UE_SYS, HO_QUIET), secs);
 	/* a loaded machine may not have faulted the FUSE holder's word yet: toggle on (bounded) */
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	while (ctl->fuse[0] && !ue_fuse_held(&self->fuse) && ue_elapsed(&start) < HO_SECS)
+	while (ctl->fuse[0] && !ue_fuse_held(&self->fuse) && ue_elapsed(&start) < HO_HELD_SECS)
 		usleep(10000);
 	__atomic_store_n(&tg.stop, true, __ATOMIC_RELAXED);
 	pthread_join(th, NULL);

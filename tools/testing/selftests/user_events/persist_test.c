@@ -236,7 +236,8 @@ TEST_F(persist, unused_goes_with_last_tracer)
 	int fd, perf;
 	__u32 idx;
 
-	ASSERT_LE(0, ue_pin_cpu(true));
+	ASSERT_LE(0, ue_pin_cpu());
+	ue_rt(true);
 	fd = ue_open_data();
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ue_reg(fd, "uet_pe_tracer u32 a", self->page, 4, 0, 0, &idx));

@@ -145,9 +145,8 @@ double ue_elapsed(const struct timespec *start)
 	return ue_now() - (start->tv_sec + start->tv_nsec / 1e9);
 }
 
-int ue_pin_cpu(bool rt)
+int ue_pin_cpu(void)
 {
-	struct sched_param param = { .sched_priority = 1 };
 	int cpu = sched_getcpu();
 	cpu_set_t set;
 
@@ -155,11 +154,14 @@ int ue_pin_cpu(bool rt)
 		return -errno;
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		return -errno;
-	if (rt)
-		sched_setscheduler(0, SCHED_FIFO, &param);
-	return cpu;
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : cpu;
+}
+
+void ue_rt(bool on)
+{
+	struct sched_param rt = { .sched_priority = 1 }, other = { 0 };
+
+	sched_setscheduler(0, on ? SCHED_FIFO : SCHED_OTHER, on ? &rt : &other);
 }
 
 /* In a child: own a vhost-net device, register @cmd, exit with both open (ue_vhost_round()) */

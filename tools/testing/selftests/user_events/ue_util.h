@@ -52,8 +52,9 @@ __printf(3, 4) char *ue_tpath(char *buf, size_t len, const char *fmt, ...);
 int ue_write_str(const char *path, const char *val, int oflags);
 char *ue_read_all(const char *path);
 double ue_elapsed(const struct timespec *start);
-/* Keep the caller on the CPU it runs on (@rt: at real-time priority, where allowed): the CPU */
-int ue_pin_cpu(bool rt);
+/* Keep the caller on the CPU it runs on: the CPU.  ue_rt(): real-time priority, where allowed */
+int ue_pin_cpu(void);
+void ue_rt(bool on);
 void *ue_map_page(int prot);	/* a fresh, never touched anonymous page */
 /* fork() with a socketpair: *@fd is this side's end; the other end is closed here */
 pid_t ue_sock_fork(int *fd);
