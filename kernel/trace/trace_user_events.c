@@ -161,7 +161,9 @@
  * (USER_EVENT_REG_PERSIST) or a tracer still holds it: such an unused event
  * is removed synchronously by whoever next needs its name (register,
  * DIAG_IOCSDEL, dynamic_events), and otherwise by uev_reap_work once the
- * tracer detaches. No user-visible operation ever waits on a deferred free.
+ * tracer detaches; until then user_events_status, user_events_loss and
+ * dynamic_events leave it out (uev_event_reaped()). No user-visible
+ * operation ever waits on a deferred free.
  * The places that remove an event: uev_event_put_locked() (last user),
  * uev_reap_locked() (last tracer, from uev_reap_work or when a group is at
  * its limit), uev_event_get_or_create() (an unused event of the name with
